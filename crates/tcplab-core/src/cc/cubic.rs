@@ -1,0 +1,449 @@
+//! `cubic`: CUBIC congestion control, RFC 9438, with the details of Linux's tcp_cubic.c (v2.3).
+//!
+//! The window function is W(t) = C (t - K)^3 + W_max with K = cbrt((W_max - cwnd_epoch) / C),
+//! t in seconds and windows in segments. Where tcplab follows Linux rather than the RFC:
+//! - per-ACK growth aims at the target one minimum RTT ahead, W(t + min_rtt), and is applied as
+//!   "one segment per `cnt` acked segments" with cnt = cwnd / (target - cwnd), or 100 * cwnd when
+//!   the target is not above cwnd; cnt <= 20 until the first loss; cnt >= 2 (at most 1.5x per RTT);
+//! - the Reno-friendly estimate W_est grows by one segment per cwnd / alpha acked segments,
+//!   alpha = 3 (1 - beta) / (1 + beta), and caps cnt when W_est is ahead (RFC 9438 section 4.3);
+//! - fast convergence: on loss with cwnd < W_max, W_max = cwnd (1 + beta) / 2 (section 4.7);
+//! - ssthresh = max(floor(beta * cwnd), 2) segments from cwnd (not FlightSize);
+//! - after a timeout all CUBIC state (W_max, epoch, min RTT) is reset, as Linux's
+//!   cubictcp_state(TCP_CA_Loss) does; RTT samples within 1 s of an epoch start are not used to
+//!   lower the minimum (Linux: they may be inflated by the recovery);
+//! - an idle period shifts the epoch so the curve resumes where it stopped (CA_EVENT_TX_START);
+//! - HyStart (ack train and delay increase) ends slow start early by setting ssthresh = cwnd;
+//! - growth stops while the flow is not cwnd-limited (`tcp_is_cwnd_limited`) unless disabled.
+//! Linux's 1/32 s cache of the target computation (`last_time`) is not modelled: the target is
+//! recomputed on every ACK, which is what the RFC describes.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::window::SegmentWindow;
+use super::{
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind,
+    ConnectionInfo, ParamKind, ParamSpec,
+};
+use crate::time::{as_secs_f64, SimDuration, SimTime, NANOS_PER_MILLI, NANOS_PER_SEC};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CubicConfig {
+    /// Multiplicative decrease factor (RFC 9438 beta_cubic; Linux 717/1024).
+    pub beta: f64,
+    /// Cubic scaling constant C in segments / s^3.
+    pub c: f64,
+    pub fast_convergence: bool,
+    pub tcp_friendliness: bool,
+    pub hystart: bool,
+    pub hystart_ack_train: bool,
+    pub hystart_delay: bool,
+    /// HyStart acts only once cwnd reaches this many segments.
+    pub hystart_low_window: u32,
+    /// ACKs closer together than this extend an ACK train.
+    pub hystart_ack_delta: crate::units::Duration,
+    pub freeze_when_not_cwnd_limited: bool,
+}
+
+impl Default for CubicConfig {
+    fn default() -> Self {
+        Self {
+            beta: 0.7,
+            c: 0.4,
+            fast_convergence: true,
+            tcp_friendliness: true,
+            hystart: true,
+            hystart_ack_train: true,
+            hystart_delay: true,
+            hystart_low_window: 16,
+            hystart_ack_delta: crate::units::Duration(2 * NANOS_PER_MILLI),
+            freeze_when_not_cwnd_limited: true,
+        }
+    }
+}
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec { name: "beta", kind: ParamKind::Float { min: 0.1, max: 0.99 }, unit: "", description: "multiplicative decrease factor beta_cubic" },
+    ParamSpec { name: "c", kind: ParamKind::Float { min: 0.01, max: 10.0 }, unit: "segments/s^3", description: "cubic scaling constant C" },
+    ParamSpec { name: "fast_convergence", kind: ParamKind::Bool, unit: "", description: "release bandwidth faster when W_max shrinks" },
+    ParamSpec { name: "tcp_friendliness", kind: ParamKind::Bool, unit: "", description: "grow at least as fast as Reno (the Reno-friendly region)" },
+    ParamSpec { name: "hystart", kind: ParamKind::Bool, unit: "", description: "hybrid slow start: leave slow start before the first loss" },
+    ParamSpec { name: "hystart_ack_train", kind: ParamKind::Bool, unit: "", description: "HyStart exits when an ACK train spans half the minimum RTT" },
+    ParamSpec { name: "hystart_delay", kind: ParamKind::Bool, unit: "", description: "HyStart exits when a round's minimum RTT rises by clamp(min_rtt/8, 4ms, 16ms)" },
+    ParamSpec { name: "hystart_low_window", kind: ParamKind::Integer { min: 2, max: 100_000 }, unit: "segments", description: "HyStart acts only from this cwnd on" },
+    ParamSpec { name: "hystart_ack_delta", kind: ParamKind::Duration { min: 1_000, max: 100 * NANOS_PER_MILLI }, unit: "time", description: "maximum ACK spacing inside an ACK train" },
+    ParamSpec { name: "freeze_when_not_cwnd_limited", kind: ParamKind::Bool, unit: "", description: "no cwnd growth while the application does not fill cwnd (Linux)" },
+];
+
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "cubic",
+    summary: "CUBIC (RFC 9438) with Linux v2.3 details: fast convergence, Reno-friendly region, HyStart",
+    source: "RFC 9438; Linux net/ipv4/tcp_cubic.c (per-ACK cnt, HyStart, idle epoch shift)",
+    params: PARAMS,
+    defaults: defaults_of::<CubicConfig>,
+    create: |params: &Value, info: ConnectionInfo| {
+        let config: CubicConfig = parse_params("cubic", PARAMS, params)?;
+        Ok(Box::new(Cubic::new(config, info)))
+    },
+};
+
+/// Samples a HyStart delay round needs before it may decide (Linux HYSTART_MIN_SAMPLES).
+const HYSTART_MIN_SAMPLES: u32 = 8;
+/// Bounds of the HyStart delay threshold (Linux HYSTART_DELAY_MIN / _MAX).
+const HYSTART_DELAY_MIN: SimDuration = 4 * NANOS_PER_MILLI;
+const HYSTART_DELAY_MAX: SimDuration = 16 * NANOS_PER_MILLI;
+
+pub struct Cubic {
+    config: CubicConfig,
+    pub(crate) window: SegmentWindow,
+    /// W_max in segments (Linux last_max_cwnd); 0 before the first loss.
+    pub(crate) w_max: u32,
+    epoch_start: Option<SimTime>,
+    /// cwnd at which the current epoch's curve is anchored (W_max or cwnd), segments.
+    origin_point: u32,
+    /// K in seconds.
+    pub(crate) k: f64,
+    /// Acked segments counted towards the Reno-friendly estimate.
+    ack_count: u32,
+    /// The Reno-friendly estimate W_est, segments.
+    reno_estimate: u32,
+    /// Acked segments per +1 segment of cwnd, from the last update.
+    pub(crate) cnt: u32,
+    min_rtt: Option<SimDuration>,
+    last_send: SimTime,
+    hystart: HyStart,
+}
+
+#[derive(Default)]
+struct HyStart {
+    found: bool,
+    round_start: SimTime,
+    last_ack: SimTime,
+    end_seq: u64,
+    round_min_rtt: Option<SimDuration>,
+    samples: u32,
+}
+
+impl Cubic {
+    pub fn new(config: CubicConfig, info: ConnectionInfo) -> Self {
+        Self {
+            config,
+            window: SegmentWindow::new(info.mss, info.initial_window_segments),
+            w_max: 0,
+            epoch_start: None,
+            origin_point: 0,
+            k: 0.0,
+            ack_count: 0,
+            reno_estimate: 0,
+            cnt: 0,
+            min_rtt: None,
+            last_send: 0,
+            hystart: HyStart::default(),
+        }
+    }
+
+    /// Reno-friendly additive increase alpha = 3 (1 - beta) / (1 + beta).
+    fn alpha(&self) -> f64 {
+        3.0 * (1.0 - self.config.beta) / (1.0 + self.config.beta)
+    }
+
+    /// W(t) in segments for t seconds after the epoch start: origin + C (t - K)^3, truncated to
+    /// whole segments towards the origin as Linux's fixed-point computation does.
+    pub fn window_at(&self, t: f64) -> f64 {
+        let offset = t - self.k;
+        let delta = (self.config.c * offset.abs().powi(3)).floor();
+        if offset >= 0.0 {
+            self.origin_point as f64 + delta
+        } else {
+            self.origin_point as f64 - delta
+        }
+    }
+
+    /// Linux bictcp_update: recompute `cnt` for this ACK.
+    fn update(&mut self, now: SimTime, acked: u32) {
+        let cwnd = self.window.cwnd;
+        self.ack_count += acked;
+        let epoch_start = match self.epoch_start {
+            Some(start) => start,
+            None => {
+                self.epoch_start = Some(now);
+                self.ack_count = acked;
+                self.reno_estimate = cwnd;
+                if self.w_max <= cwnd {
+                    self.k = 0.0;
+                    self.origin_point = cwnd;
+                } else {
+                    self.k = ((self.w_max - cwnd) as f64 / self.config.c).cbrt();
+                    self.origin_point = self.w_max;
+                }
+                now
+            }
+        };
+        let t = as_secs_f64(now - epoch_start + self.min_rtt.unwrap_or(0));
+        let target = self.window_at(t);
+        self.cnt = if target > cwnd as f64 {
+            ((cwnd as f64 / (target - cwnd as f64)).floor() as u32).max(1)
+        } else {
+            100 * cwnd
+        };
+        if self.w_max == 0 && self.cnt > 20 {
+            self.cnt = 20;
+        }
+        if self.config.tcp_friendliness {
+            let acks_per_segment = ((cwnd as f64 / self.alpha()).floor() as u32).max(1);
+            while self.ack_count > acks_per_segment {
+                self.ack_count -= acks_per_segment;
+                self.reno_estimate += 1;
+            }
+            if self.reno_estimate > cwnd {
+                let max_cnt = cwnd / (self.reno_estimate - cwnd);
+                self.cnt = self.cnt.min(max_cnt);
+            }
+        }
+        self.cnt = self.cnt.max(2);
+    }
+
+    fn hystart_reset(&mut self, now: SimTime, snd_nxt: u64) {
+        self.hystart.round_start = now;
+        self.hystart.last_ack = now;
+        self.hystart.end_seq = snd_nxt;
+        self.hystart.round_min_rtt = None;
+        self.hystart.samples = 0;
+    }
+
+    fn hystart_update(&mut self, ack: &AckEvent, rtt: SimDuration) {
+        if ack.snd_una > self.hystart.end_seq {
+            self.hystart_reset(ack.now, ack.snd_nxt);
+        }
+        let min_rtt = self.min_rtt.unwrap_or(rtt);
+        if self.config.hystart_ack_train && ack.now - self.hystart.last_ack <= self.config.hystart_ack_delta.nanos() {
+            self.hystart.last_ack = ack.now;
+            // Unpaced: the train must span half the minimum RTT (Linux halves the threshold).
+            if ack.now - self.hystart.round_start > min_rtt / 2 {
+                self.exit_slow_start();
+            }
+        }
+        if self.config.hystart_delay && !self.hystart.found {
+            let round_min = self.hystart.round_min_rtt.map_or(rtt, |r| r.min(rtt));
+            self.hystart.round_min_rtt = Some(round_min);
+            if self.hystart.samples < HYSTART_MIN_SAMPLES {
+                self.hystart.samples += 1;
+            } else {
+                let threshold = (min_rtt / 8).clamp(HYSTART_DELAY_MIN, HYSTART_DELAY_MAX);
+                if round_min > min_rtt + threshold {
+                    self.exit_slow_start();
+                }
+            }
+        }
+    }
+
+    fn exit_slow_start(&mut self) {
+        self.hystart.found = true;
+        self.window.ssthresh = self.window.cwnd;
+    }
+
+    fn reset(&mut self) {
+        self.w_max = 0;
+        self.epoch_start = None;
+        self.origin_point = 0;
+        self.k = 0.0;
+        self.ack_count = 0;
+        self.reno_estimate = 0;
+        self.cnt = 0;
+        self.min_rtt = None;
+        self.hystart = HyStart::default();
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn on_ack(&mut self, ack: &AckEvent) {
+        // Linux cubictcp_acked: track the minimum RTT, feed HyStart.
+        if let Some(rtt) = ack.rtt_sample {
+            let settling = self.epoch_start.is_some_and(|start| ack.now - start < NANOS_PER_SEC);
+            if !settling {
+                self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+            }
+            if self.config.hystart
+                && !self.hystart.found
+                && self.window.in_slow_start()
+                && self.window.cwnd >= self.config.hystart_low_window
+            {
+                self.hystart_update(ack, rtt);
+            }
+        }
+        // Linux cubictcp_cong_avoid.
+        if ack.in_recovery || (self.config.freeze_when_not_cwnd_limited && !ack.cwnd_limited) {
+            return;
+        }
+        let mut acked = ack.acked_segments;
+        if self.window.in_slow_start() {
+            acked = self.window.slow_start(acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        self.update(ack.now, acked);
+        let cnt = self.cnt;
+        self.window.additive_increase(cnt, acked);
+    }
+
+    fn on_congestion_event(&mut self, event: &CongestionEvent) {
+        let cwnd = self.window.cwnd;
+        self.epoch_start = None;
+        self.w_max = if cwnd < self.w_max && self.config.fast_convergence {
+            (cwnd as f64 * (1.0 + self.config.beta) / 2.0).floor() as u32
+        } else {
+            cwnd
+        };
+        self.window.ssthresh = ((cwnd as f64 * self.config.beta).floor() as u32).max(2);
+        self.window.credit = 0;
+        match event.kind {
+            CongestionKind::Timeout => {
+                let ssthresh = self.window.ssthresh;
+                self.reset();
+                self.window.ssthresh = ssthresh;
+                self.window.cwnd = 1;
+                self.hystart_reset(event.now, event.snd_nxt);
+            }
+            CongestionKind::FastRetransmit | CongestionKind::Ecn => self.window.cwnd = self.window.ssthresh,
+        }
+    }
+
+    fn on_recovery_exit(&mut self, _now: SimTime) {
+        self.window.cwnd = self.window.ssthresh;
+    }
+
+    fn on_packet_sent(&mut self, now: SimTime, _bytes: u64, bytes_in_flight_before: u64) {
+        if bytes_in_flight_before == 0 {
+            if let Some(start) = self.epoch_start {
+                // Idle: shift the epoch so the curve resumes where it stopped.
+                let idle = now.saturating_sub(self.last_send);
+                self.epoch_start = Some((start + idle).min(now));
+            }
+        }
+        self.last_send = now;
+    }
+
+    fn cwnd(&self) -> u64 {
+        self.window.cwnd_bytes()
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.window.ssthresh_bytes()
+    }
+
+    fn state_name(&self) -> &'static str {
+        if self.window.in_slow_start() {
+            "slow_start"
+        } else {
+            "congestion_avoidance"
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cubic() -> Cubic {
+        Cubic::new(CubicConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10 })
+    }
+
+    fn loss(cubic: &mut Cubic, now: SimTime) {
+        cubic.on_congestion_event(&CongestionEvent {
+            now,
+            kind: CongestionKind::FastRetransmit,
+            bytes_in_flight: cubic.cwnd(),
+            snd_nxt: 0,
+        });
+    }
+
+    #[test]
+    fn loss_sets_w_max_ssthresh_and_k() {
+        // cwnd 100 segments, first loss: W_max = 100, cwnd = ssthresh = floor(0.7 * 100) = 70.
+        let mut c = cubic();
+        c.window.cwnd = 100;
+        c.window.ssthresh = 50;
+        loss(&mut c, 0);
+        assert_eq!((c.w_max, c.window.cwnd, c.window.ssthresh), (100, 70, 70));
+        // The next epoch: K = cbrt((100 - 70) / 0.4) = cbrt(75) = 4.2172 s.
+        c.update(0, 1);
+        assert!((c.k - 4.217_163).abs() < 1e-5, "K = {}", c.k);
+        // W(K) = W_max; W(0) = 100 - floor(0.4 * 75) = 70; W(K + 2) = 100 + floor(0.4 * 8) = 103.
+        assert_eq!(c.window_at(c.k), 100.0);
+        assert_eq!(c.window_at(0.0), 70.0);
+        assert_eq!(c.window_at(c.k + 2.0), 103.0);
+    }
+
+    #[test]
+    fn fast_convergence_lowers_w_max_when_cwnd_is_below_it() {
+        let mut c = cubic();
+        c.window.cwnd = 100;
+        loss(&mut c, 0);
+        // Loss again at cwnd 80 < W_max 100: W_max = 80 * (1 + 0.7) / 2 = 68, ssthresh = 56.
+        c.window.cwnd = 80;
+        loss(&mut c, 1);
+        assert_eq!((c.w_max, c.window.ssthresh), (68, 56));
+
+        let mut slow = Cubic::new(
+            CubicConfig { fast_convergence: false, ..CubicConfig::default() },
+            ConnectionInfo { mss: 1000, initial_window_segments: 10 },
+        );
+        slow.window.cwnd = 100;
+        loss(&mut slow, 0);
+        slow.window.cwnd = 80;
+        loss(&mut slow, 1);
+        assert_eq!(slow.w_max, 80);
+    }
+
+    #[test]
+    fn cnt_follows_the_distance_to_the_target() {
+        let mut c = cubic();
+        c.window.cwnd = 100;
+        loss(&mut c, 0); // cwnd 70, W_max 100, K = 4.217 s
+        c.min_rtt = Some(100 * NANOS_PER_MILLI);
+        // At t = 0 (+ 0.1 s min RTT): W(0.1) = 100 - floor(0.4 * 4.117^3) = 100 - 27 = 73;
+        // cnt = floor(70 / 3) = 23. The Reno-friendly estimate starts at cwnd and has not overtaken.
+        c.update(0, 1);
+        assert_eq!(c.cnt, 23);
+        // Without tcp_friendliness at t = K + 1 s: target = 100 + floor(0.4 * 1.1^3) = 100; cnt = 70 / 30 = 2.
+        let t = (c.k * 1e9) as u64 + NANOS_PER_SEC;
+        c.config.tcp_friendliness = false;
+        c.update(t, 1);
+        assert_eq!(c.cnt, 2);
+    }
+
+    #[test]
+    fn reno_friendly_region_caps_cnt_when_w_est_is_ahead() {
+        let mut c = cubic();
+        c.window.cwnd = 100;
+        loss(&mut c, 0); // cwnd 70
+        c.min_rtt = Some(10 * NANOS_PER_MILLI);
+        c.update(0, 1);
+        // alpha = 0.9 / 1.7 = 0.5294; W_est gains one segment per floor(70 / 0.5294) = 132 acks.
+        // Feed 1000 acked segments: W_est = 70 + floor(1000 / 132) = 77 > cwnd, so
+        // cnt <= 70 / (77 - 70) = 10, below the cubic cnt (about 70 / (70.x - 70) -> large).
+        c.update(NANOS_PER_MILLI, 999);
+        assert_eq!(c.reno_estimate, 77);
+        assert_eq!(c.cnt, 10);
+    }
+
+    #[test]
+    fn cnt_is_capped_at_20_before_the_first_loss() {
+        let mut c = cubic();
+        c.window.cwnd = 100;
+        c.window.ssthresh = 100;
+        c.update(0, 1);
+        assert_eq!(c.cnt, 20);
+    }
+
+    #[test]
+    fn timeout_resets_state_and_sets_loss_window() {
+        let mut c = cubic();
+        c.window.cwnd = 100;
+        c.on_congestion_event(&CongestionEvent { now: 0, kind: CongestionKind::Timeout, bytes_in_flight: 0, snd_nxt: 0 });
+        assert_eq!((c.window.cwnd, c.window.ssthresh, c.w_max), (1, 70, 0));
+    }
+}

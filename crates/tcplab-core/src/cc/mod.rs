@@ -1,0 +1,247 @@
+//! Congestion control: the trait every algorithm implements, typed parameters, and the registry
+//! that maps names ("cubic") to factories.
+//!
+//! The trait is event-shaped (after quinn's and s2n-quic's controllers): the sender reports ACKs,
+//! congestion events and transmissions, passing `now` every time, and reads back cwnd, ssthresh and
+//! an optional pacing rate. An algorithm mutates only its own state; it cannot see the sender's.
+//! Windows cross the trait in bytes; an algorithm may count segments inside (Linux-style ones do).
+
+pub mod cubic;
+pub mod newreno;
+pub mod reno;
+pub mod window;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::time::{SimDuration, SimTime};
+use crate::units;
+
+/// What one arriving ACK told the sender.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckEvent {
+    pub now: SimTime,
+    /// Bytes newly acknowledged, cumulatively or by SACK.
+    pub acked_bytes: u64,
+    /// The same in segments (what Linux passes as `acked`).
+    pub acked_segments: u32,
+    /// RTT measured from this ACK (Karn's rule applied), if any.
+    pub rtt_sample: Option<SimDuration>,
+    /// Smoothed RTT (RFC 6298) after this ACK; 0 before the first sample.
+    pub srtt: SimDuration,
+    /// Smallest RTT sample of the connection; 0 before the first sample.
+    pub min_rtt: SimDuration,
+    pub bytes_in_flight_before: u64,
+    pub bytes_in_flight: u64,
+    /// The sender is in fast recovery: algorithms must not grow cwnd (the recovery rules own it).
+    pub in_recovery: bool,
+    /// Linux `tcp_is_cwnd_limited`: the flow used its window recently.
+    pub cwnd_limited: bool,
+    /// The application had nothing to send when the window allowed it.
+    pub app_limited: bool,
+    /// The ACK carried ECN-Echo.
+    pub ece: bool,
+    /// Highest cumulatively acknowledged byte and next new byte to send, for round tracking.
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CongestionKind {
+    /// Loss detected by duplicate ACKs or SACK (entering fast recovery).
+    FastRetransmit,
+    /// The retransmission timer expired.
+    Timeout,
+    /// An ECN-Echo, at most once per window (RFC 3168).
+    Ecn,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct CongestionEvent {
+    pub now: SimTime,
+    pub kind: CongestionKind,
+    /// FlightSize in bytes when the event happened (RFC 5681).
+    pub bytes_in_flight: u64,
+    pub snd_nxt: u64,
+}
+
+pub trait CongestionControl: Send {
+    fn on_ack(&mut self, ack: &AckEvent);
+    /// Sets ssthresh and cwnd for the event. After `Timeout`, cwnd must be the loss window.
+    fn on_congestion_event(&mut self, event: &CongestionEvent);
+    /// Fast recovery ended (the recovery point was acknowledged).
+    fn on_recovery_exit(&mut self, now: SimTime);
+    /// A segment left the sender; `bytes_in_flight_before` is 0 when the connection was idle.
+    fn on_packet_sent(&mut self, _now: SimTime, _bytes: u64, _bytes_in_flight_before: u64) {}
+    fn cwnd(&self) -> u64;
+    fn ssthresh(&self) -> u64;
+    /// Bits per second the sender should pace at, if the algorithm paces.
+    fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
+    /// A short name of the algorithm's current state, for traces ("slow_start", "ca").
+    fn state_name(&self) -> &'static str;
+}
+
+/// What an algorithm needs to know about the connection it is created for.
+#[derive(Clone, Copy, Debug)]
+pub struct ConnectionInfo {
+    pub mss: u64,
+    pub initial_window_segments: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum ParamKind {
+    Float { min: f64, max: f64 },
+    Integer { min: i64, max: i64 },
+    Bool,
+    Duration { min: SimDuration, max: SimDuration },
+}
+
+impl ParamKind {
+    /// Human-readable range, e.g. "0.0 to 1.0".
+    pub fn range(&self) -> String {
+        match self {
+            ParamKind::Float { min, max } => format!("{min} to {max}"),
+            ParamKind::Integer { min, max } => format!("{min} to {max}"),
+            ParamKind::Bool => "true or false".to_string(),
+            ParamKind::Duration { min, max } => {
+                format!("{} to {}", units::Duration(*min), units::Duration(*max))
+            }
+        }
+    }
+}
+
+/// One tunable of an algorithm.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    pub unit: &'static str,
+    pub description: &'static str,
+}
+
+/// Checks a user's parameter table against the specs, then deserialises it into the typed config
+/// (missing keys take the config's defaults). Errors name the parameter, the value and the range.
+pub fn parse_params<C: DeserializeOwned + Default>(
+    algorithm: &str,
+    specs: &[ParamSpec],
+    params: &Value,
+) -> Result<C, String> {
+    let table = match params {
+        Value::Null => return Ok(C::default()),
+        Value::Object(table) => table,
+        other => return Err(format!("params for '{algorithm}' must be a table, not {other}")),
+    };
+    for (key, value) in table {
+        let spec = specs.iter().find(|s| s.name == key).ok_or_else(|| {
+            let known: Vec<_> = specs.iter().map(|s| s.name).collect();
+            if known.is_empty() {
+                format!("'{algorithm}' has no parameters, but '{key}' was given")
+            } else {
+                format!("unknown parameter '{key}' for '{algorithm}'; known: {}", known.join(", "))
+            }
+        })?;
+        let out_of_range = || format!("{key} = {value} is out of range for '{algorithm}': allowed {}", spec.kind.range());
+        match spec.kind {
+            ParamKind::Float { min, max } => {
+                let x = value.as_f64().ok_or_else(|| format!("{key} = {value} must be a number ({})", spec.kind.range()))?;
+                if !(min..=max).contains(&x) {
+                    return Err(out_of_range());
+                }
+            }
+            ParamKind::Integer { min, max } => {
+                let x = value
+                    .as_i64()
+                    .ok_or_else(|| format!("{key} = {value} must be a whole number ({})", spec.kind.range()))?;
+                if !(min..=max).contains(&x) {
+                    return Err(out_of_range());
+                }
+            }
+            ParamKind::Bool => {
+                if !value.is_boolean() {
+                    return Err(format!("{key} = {value} must be true or false"));
+                }
+            }
+            ParamKind::Duration { min, max } => {
+                let text = value
+                    .as_str()
+                    .ok_or_else(|| format!("{key} = {value} must be a duration string like \"10ms\""))?;
+                let nanos = units::Duration::parse(text).map_err(|e| format!("{key}: {e}"))?.nanos();
+                if !(min..=max).contains(&nanos) {
+                    return Err(out_of_range());
+                }
+            }
+        }
+    }
+    serde_json::from_value(params.clone()).map_err(|e| format!("params for '{algorithm}': {e}"))
+}
+
+/// A registered algorithm.
+pub struct Algorithm {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// The paper or RFC it follows, and where it follows Linux instead.
+    pub source: &'static str,
+    pub params: &'static [ParamSpec],
+    /// The defaults of every parameter, as the config serialises them.
+    pub defaults: fn() -> Value,
+    pub create: fn(&Value, ConnectionInfo) -> Result<Box<dyn CongestionControl>, String>,
+}
+
+/// Serialises a config's `Default` so listings always show the values the code uses.
+pub fn defaults_of<C: Serialize + Default>() -> Value {
+    serde_json::to_value(C::default()).expect("configs serialise to JSON")
+}
+
+/// Every algorithm tcplab ships, by name.
+pub fn registry() -> &'static [Algorithm] {
+    static REGISTRY: &[Algorithm] = &[reno::ALGORITHM, newreno::ALGORITHM, cubic::ALGORITHM];
+    REGISTRY
+}
+
+pub fn find(name: &str) -> Option<&'static Algorithm> {
+    registry().iter().find(|a| a.name == name)
+}
+
+pub fn names() -> Vec<&'static str> {
+    registry().iter().map(|a| a.name).collect()
+}
+
+/// Creates a controller by name with validated parameters.
+pub fn create(name: &str, params: &Value, info: ConnectionInfo) -> Result<Box<dyn CongestionControl>, String> {
+    let algorithm = find(name)
+        .ok_or_else(|| format!("unknown congestion control '{name}'; available: {}", names().join(", ")))?;
+    (algorithm.create)(params, info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_spec_names_a_field_of_the_defaults_and_vice_versa() {
+        for algorithm in registry() {
+            let defaults = (algorithm.defaults)();
+            let fields = defaults.as_object().expect("configs are tables");
+            for spec in algorithm.params {
+                assert!(fields.contains_key(spec.name), "{}: spec {} has no field", algorithm.name, spec.name);
+            }
+            assert_eq!(fields.len(), algorithm.params.len(), "{}: a field has no spec", algorithm.name);
+            // The defaults themselves pass validation.
+            assert!((algorithm.create)(&defaults, ConnectionInfo { mss: 1448, initial_window_segments: 10 }).is_ok());
+        }
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        let info = ConnectionInfo { mss: 1448, initial_window_segments: 10 };
+        let err = create("cubic", &serde_json::json!({"beta": 1.5}), info).err().unwrap();
+        assert!(err.contains("beta = 1.5") && err.contains("out of range"), "{err}");
+        let err = create("cubic", &serde_json::json!({"betta": 0.5}), info).err().unwrap();
+        assert!(err.contains("unknown parameter 'betta'") && err.contains("beta"), "{err}");
+        let err = create("vegas2", &Value::Null, info).err().unwrap();
+        assert!(err.contains("unknown congestion control 'vegas2'") && err.contains("cubic"), "{err}");
+    }
+}

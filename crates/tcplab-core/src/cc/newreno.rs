@@ -1,0 +1,119 @@
+//! `newreno`: the congestion window rules of RFC 5681 as ns-2's NewReno agent applied them, counted
+//! in bytes. Loss recovery itself (RFC 6582 partial ACKs, or RFC 6675 SACK) is the sender's job and
+//! chosen with the TCP option `recovery`; this file only decides cwnd and ssthresh.
+//!
+//! - Slow start: cwnd += min(acked bytes, L * SMSS) per ACK, L = `abc_limit` (RFC 5681 section 3.1
+//!   and RFC 3465; L = 1 is ns-2's per-ACK growth).
+//! - Congestion avoidance: cwnd += SMSS * SMSS / cwnd per ACK (RFC 5681 equation 3), at least 1 byte.
+//! - Loss: ssthresh = max(FlightSize / 2, 2 SMSS) (RFC 5681 equation 4). After fast recovery cwnd =
+//!   ssthresh (RFC 6582 section 3.2 step 3, option 2); after a timeout cwnd = 1 SMSS.
+//! - Unlike `reno` (Linux) it keeps growing when not cwnd-limited, as ns-2 did, unless
+//!   `freeze_when_not_cwnd_limited = true`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind,
+    ConnectionInfo, ParamKind, ParamSpec,
+};
+use crate::time::SimTime;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NewRenoConfig {
+    /// Appropriate byte counting limit L in segments for slow start (RFC 3465).
+    pub abc_limit: u32,
+    pub freeze_when_not_cwnd_limited: bool,
+}
+
+impl Default for NewRenoConfig {
+    fn default() -> Self {
+        Self { abc_limit: 1, freeze_when_not_cwnd_limited: false }
+    }
+}
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "abc_limit",
+        kind: ParamKind::Integer { min: 1, max: 2 },
+        unit: "segments",
+        description: "slow start grows by at most this many segments per ACK (RFC 3465 L)",
+    },
+    ParamSpec {
+        name: "freeze_when_not_cwnd_limited",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "no cwnd growth while the application does not fill cwnd",
+    },
+];
+
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "newreno",
+    summary: "RFC 5681 window rules in bytes (ns-2 NewReno): per-ACK growth, FlightSize/2 on loss",
+    source: "RFC 5681, RFC 3465, RFC 6582 (recovery in the sender)",
+    params: PARAMS,
+    defaults: defaults_of::<NewRenoConfig>,
+    create: |params: &Value, info: ConnectionInfo| {
+        let config: NewRenoConfig = parse_params("newreno", PARAMS, params)?;
+        Ok(Box::new(NewReno::new(config, info)))
+    },
+};
+
+pub struct NewReno {
+    config: NewRenoConfig,
+    mss: u64,
+    cwnd: u64,
+    ssthresh: u64,
+}
+
+impl NewReno {
+    pub fn new(config: NewRenoConfig, info: ConnectionInfo) -> Self {
+        Self { config, mss: info.mss, cwnd: info.initial_window_segments.max(1) as u64 * info.mss, ssthresh: u64::MAX }
+    }
+}
+
+impl CongestionControl for NewReno {
+    fn on_ack(&mut self, ack: &AckEvent) {
+        if ack.in_recovery || ack.acked_bytes == 0 {
+            return;
+        }
+        if self.config.freeze_when_not_cwnd_limited && !ack.cwnd_limited {
+            return;
+        }
+        if self.cwnd < self.ssthresh {
+            let step = ack.acked_bytes.min(self.config.abc_limit as u64 * self.mss);
+            self.cwnd = (self.cwnd + step).min(self.ssthresh.max(self.cwnd));
+        } else {
+            self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
+        }
+    }
+
+    fn on_congestion_event(&mut self, event: &CongestionEvent) {
+        self.ssthresh = (event.bytes_in_flight / 2).max(2 * self.mss);
+        self.cwnd = match event.kind {
+            CongestionKind::Timeout => self.mss,
+            CongestionKind::FastRetransmit | CongestionKind::Ecn => self.ssthresh,
+        };
+    }
+
+    fn on_recovery_exit(&mut self, _now: SimTime) {
+        self.cwnd = self.ssthresh;
+    }
+
+    fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+
+    fn state_name(&self) -> &'static str {
+        if self.cwnd < self.ssthresh {
+            "slow_start"
+        } else {
+            "congestion_avoidance"
+        }
+    }
+}

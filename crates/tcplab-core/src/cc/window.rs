@@ -1,0 +1,94 @@
+//! A congestion window counted in segments, with the two growth helpers every Linux algorithm
+//! shares (net/ipv4/tcp_cong.c: `tcp_slow_start` and `tcp_cong_avoid_ai`). Facts, not code, carried
+//! over: slow start adds the acked segments up to ssthresh and returns the leftover; additive
+//! increase adds one segment per `w` acked segments, keeping the remainder in a credit counter.
+
+/// An unbounded ssthresh, as Linux's TCP_INFINITE_SSTHRESH.
+pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
+
+#[derive(Clone, Copy, Debug)]
+pub struct SegmentWindow {
+    /// Maximum segment size in bytes, to convert to the trait's byte counts.
+    pub mss: u64,
+    /// Congestion window in segments.
+    pub cwnd: u32,
+    /// Slow-start threshold in segments.
+    pub ssthresh: u32,
+    /// Acked segments credited towards the next additive increase (Linux `snd_cwnd_cnt`).
+    pub credit: u32,
+}
+
+impl SegmentWindow {
+    pub fn new(mss: u64, initial_window_segments: u32) -> Self {
+        Self { mss, cwnd: initial_window_segments.max(1), ssthresh: INFINITE_SSTHRESH, credit: 0 }
+    }
+
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// Grows cwnd by the acked segments without passing ssthresh; returns the acked segments left
+    /// over for congestion avoidance.
+    pub fn slow_start(&mut self, acked: u32) -> u32 {
+        let grown = self.cwnd.saturating_add(acked).min(self.ssthresh);
+        let used = grown - self.cwnd;
+        self.cwnd = grown;
+        acked - used
+    }
+
+    /// Additive increase: one segment per `w` acked segments.
+    pub fn additive_increase(&mut self, w: u32, acked: u32) {
+        let w = w.max(1);
+        if self.credit >= w {
+            self.credit = 0;
+            self.cwnd += 1;
+        }
+        self.credit += acked;
+        if self.credit >= w {
+            let delta = self.credit / w;
+            self.credit -= delta * w;
+            self.cwnd += delta;
+        }
+    }
+
+    pub fn cwnd_bytes(&self) -> u64 {
+        self.cwnd as u64 * self.mss
+    }
+
+    pub fn ssthresh_bytes(&self) -> u64 {
+        if self.ssthresh >= INFINITE_SSTHRESH {
+            u64::MAX
+        } else {
+            self.ssthresh as u64 * self.mss
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_start_stops_at_ssthresh_and_returns_leftover() {
+        let mut w = SegmentWindow::new(1000, 10);
+        w.ssthresh = 12;
+        assert_eq!(w.slow_start(5), 3);
+        assert_eq!(w.cwnd, 12);
+        assert!(!w.in_slow_start());
+    }
+
+    #[test]
+    fn additive_increase_adds_one_segment_per_window_of_acks() {
+        let mut w = SegmentWindow::new(1000, 10);
+        for _ in 0..9 {
+            w.additive_increase(10, 1);
+        }
+        assert_eq!(w.cwnd, 10);
+        w.additive_increase(10, 1);
+        assert_eq!(w.cwnd, 11);
+        assert_eq!(w.credit, 0);
+        // A stretch ACK of 25 segments at w = 11 adds two segments and keeps 3 as credit.
+        w.additive_increase(11, 25);
+        assert_eq!((w.cwnd, w.credit), (13, 3));
+    }
+}

@@ -1,0 +1,253 @@
+//! A channel is one direction of a full-duplex point-to-point link: a queue discipline in front of a
+//! transmitter of fixed (or scheduled) rate, then a propagation delay with optional jitter, random
+//! loss and scheduled outages.
+//!
+//! Events per packet: one `Arrival` at the far end, plus one `TransmitterFree` only when the packet
+//! had to wait behind another. An idle channel sends at once without touching its queue.
+
+use hdrhistogram::Histogram;
+use rand_distr::{Distribution, Normal};
+
+use crate::net::packet::{PacketId, PacketPool};
+use crate::net::queue::{EnqueueOutcome, QueueDiscipline};
+use crate::sim::{unit_f64, Event, EventQueue, SimRng};
+use crate::time::{transmission_time, SimDuration, SimTime, NANOS_PER_MICRO};
+
+/// Random loss on the wire, decided per packet as it leaves the transmitter.
+#[derive(Clone, Debug)]
+pub enum LossModel {
+    None,
+    Bernoulli { probability: f64 },
+    /// Two-state Markov chain (Gilbert-Elliott): per packet, lose it with the current state's
+    /// probability, then move between states.
+    GilbertElliott { good_to_bad: f64, bad_to_good: f64, loss_in_good: f64, loss_in_bad: f64, in_bad: bool },
+}
+
+impl LossModel {
+    fn loses(&mut self, rng: &mut SimRng) -> bool {
+        match self {
+            LossModel::None => false,
+            LossModel::Bernoulli { probability } => unit_f64(rng) < *probability,
+            LossModel::GilbertElliott { good_to_bad, bad_to_good, loss_in_good, loss_in_bad, in_bad } => {
+                let lost = unit_f64(rng) < if *in_bad { *loss_in_bad } else { *loss_in_good };
+                let switch = unit_f64(rng) < if *in_bad { *bad_to_good } else { *good_to_bad };
+                if switch {
+                    *in_bad = !*in_bad;
+                }
+                lost
+            }
+        }
+    }
+}
+
+/// Extra per-packet propagation delay.
+#[derive(Clone, Debug)]
+pub struct Jitter {
+    pub distribution: JitterDistribution,
+    /// When false a packet never overtakes the one sent before it (it is held until that one
+    /// arrives), so jitter changes delay but not order.
+    pub reorder: bool,
+}
+
+#[derive(Clone, Debug)]
+pub enum JitterDistribution {
+    /// Uniform in [0, max] nanoseconds.
+    Uniform { max: SimDuration },
+    /// Normal with this mean and standard deviation (ns), clamped at zero.
+    Normal(Normal<f64>),
+}
+
+impl Jitter {
+    fn sample(&self, rng: &mut SimRng) -> SimDuration {
+        match &self.distribution {
+            JitterDistribution::Uniform { max } => (unit_f64(rng) * (*max as f64 + 1.0)).floor() as SimDuration,
+            JitterDistribution::Normal(normal) => normal.sample(rng).max(0.0).round() as SimDuration,
+        }
+    }
+}
+
+/// A window during which every packet leaving the transmitter is lost (a link outage or loss burst).
+#[derive(Clone, Copy, Debug)]
+pub struct Outage {
+    pub start: SimTime,
+    pub end: SimTime,
+}
+
+/// Counters for one channel. Conservation: `offered == transmitted + queue_drops + aqm_drops +
+/// queued now`; `transmitted == delivered + wire_losses + in flight now`.
+#[derive(Clone, Debug)]
+pub struct ChannelStats {
+    pub offered_packets: u64,
+    pub transmitted_packets: u64,
+    pub transmitted_bytes: u64,
+    pub delivered_packets: u64,
+    /// Dropped because the queue was full.
+    pub queue_drops: u64,
+    /// Dropped by an AQM at dequeue.
+    pub aqm_drops: u64,
+    /// Lost on the wire (random loss model or outage).
+    pub wire_losses: u64,
+    pub ecn_marks: u64,
+    /// Nanoseconds the transmitter spent sending.
+    pub busy_time: SimDuration,
+    pub max_queue_packets: u64,
+    pub max_queue_bytes: u64,
+    /// Time each transmitted packet waited in the queue, in microseconds.
+    pub sojourn_us: Histogram<u64>,
+    pub sojourn_sum: u128,
+}
+
+impl Default for ChannelStats {
+    fn default() -> Self {
+        Self {
+            offered_packets: 0,
+            transmitted_packets: 0,
+            transmitted_bytes: 0,
+            delivered_packets: 0,
+            queue_drops: 0,
+            aqm_drops: 0,
+            wire_losses: 0,
+            ecn_marks: 0,
+            busy_time: 0,
+            max_queue_packets: 0,
+            max_queue_bytes: 0,
+            sojourn_us: Histogram::new(3).expect("3 significant figures is a valid histogram precision"),
+            sojourn_sum: 0,
+        }
+    }
+}
+
+pub struct Channel {
+    pub name: String,
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    pub delay: SimDuration,
+    pub queue: Box<dyn QueueDiscipline>,
+    pub loss: LossModel,
+    pub jitter: Option<Jitter>,
+    pub outages: Vec<Outage>,
+    /// (time, new rate) pairs applied by `RateChange` events.
+    pub rate_schedule: Vec<(SimTime, u64)>,
+    /// The queue limit as configured, in bytes and packets, for reports.
+    pub limit_description: String,
+    pub stats: ChannelStats,
+    rng: SimRng,
+    busy_until: SimTime,
+    wakeup_pending: bool,
+    last_arrival: SimTime,
+    aqm_dropped: Vec<PacketId>,
+}
+
+impl Channel {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        from: u32,
+        to: u32,
+        rate_bps: u64,
+        delay: SimDuration,
+        queue: Box<dyn QueueDiscipline>,
+        limit_description: String,
+        rng: SimRng,
+    ) -> Self {
+        Self {
+            name,
+            from,
+            to,
+            rate_bps,
+            delay,
+            queue,
+            loss: LossModel::None,
+            jitter: None,
+            outages: Vec::new(),
+            rate_schedule: Vec::new(),
+            limit_description,
+            stats: ChannelStats::default(),
+            rng,
+            busy_until: 0,
+            wakeup_pending: false,
+            last_arrival: 0,
+            aqm_dropped: Vec::new(),
+        }
+    }
+
+    /// A packet wants to leave through this channel.
+    pub fn offer(&mut self, index: u32, packet: PacketId, pool: &mut PacketPool, events: &mut EventQueue) {
+        let now = events.now();
+        self.stats.offered_packets += 1;
+        if self.busy_until <= now && self.queue.is_empty() {
+            self.stats.sojourn_us.saturating_record(0);
+            self.transmit(index, packet, pool, events);
+            return;
+        }
+        match self.queue.enqueue(packet, pool, now) {
+            EnqueueOutcome::Dropped => {
+                self.stats.queue_drops += 1;
+                pool.release(packet);
+            }
+            outcome => {
+                if outcome == EnqueueOutcome::QueuedMarked {
+                    self.stats.ecn_marks += 1;
+                }
+                self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.queue.len_packets() as u64);
+                self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queue.len_bytes());
+                if !self.wakeup_pending {
+                    self.wakeup_pending = true;
+                    events.schedule(self.busy_until, Event::TransmitterFree { channel: index });
+                }
+            }
+        }
+    }
+
+    /// The transmitter finished the previous packet: send the next queued one, if any.
+    pub fn on_transmitter_free(&mut self, index: u32, pool: &mut PacketPool, events: &mut EventQueue) {
+        let now = events.now();
+        self.wakeup_pending = false;
+        let next = self.queue.dequeue(pool, now, &mut self.aqm_dropped);
+        for dropped in self.aqm_dropped.drain(..) {
+            self.stats.aqm_drops += 1;
+            pool.release(dropped);
+        }
+        if let Some(packet) = next {
+            let waited = now - pool.get(packet).enqueued_at;
+            self.stats.sojourn_us.saturating_record(waited / NANOS_PER_MICRO);
+            self.stats.sojourn_sum += waited as u128;
+            self.transmit(index, packet, pool, events);
+        }
+        if !self.queue.is_empty() && !self.wakeup_pending {
+            self.wakeup_pending = true;
+            events.schedule(self.busy_until.max(now), Event::TransmitterFree { channel: index });
+        }
+    }
+
+    pub fn apply_rate_change(&mut self, schedule_index: usize) {
+        self.rate_bps = self.rate_schedule[schedule_index].1;
+    }
+
+    fn transmit(&mut self, index: u32, packet: PacketId, pool: &mut PacketPool, events: &mut EventQueue) {
+        let now = events.now();
+        let wire_bytes = pool.get(packet).wire_bytes as u64;
+        let serialisation = transmission_time(wire_bytes, self.rate_bps);
+        self.busy_until = now + serialisation;
+        self.stats.busy_time += serialisation;
+        self.stats.transmitted_packets += 1;
+        self.stats.transmitted_bytes += wire_bytes;
+
+        let in_outage = self.outages.iter().any(|o| now >= o.start && now < o.end);
+        if in_outage || self.loss.loses(&mut self.rng) {
+            self.stats.wire_losses += 1;
+            pool.release(packet);
+            return;
+        }
+        let mut arrival = self.busy_until + self.delay;
+        if let Some(jitter) = &self.jitter {
+            arrival += jitter.sample(&mut self.rng);
+            if !jitter.reorder {
+                arrival = arrival.max(self.last_arrival);
+            }
+        }
+        self.last_arrival = arrival;
+        events.schedule(arrival, Event::Arrival { channel: index, packet });
+    }
+}

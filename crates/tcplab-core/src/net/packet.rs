@@ -1,0 +1,111 @@
+//! Packets are plain structs kept in an arena and referred to by index, so the steady state of a
+//! simulation allocates nothing per packet: a freed slot is reused by the next packet.
+
+use crate::time::SimTime;
+
+/// Index of a packet in the [`PacketPool`].
+pub type PacketId = u32;
+
+/// The most SACK blocks one ACK carries (RFC 2018 allows 3 alongside timestamps).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PacketKind {
+    #[default]
+    TcpData,
+    TcpAck,
+    Udp,
+}
+
+/// The two-bit ECN field of the IP header (RFC 3168).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Ecn {
+    #[default]
+    NotEct,
+    Ect,
+    Ce,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Packet {
+    pub kind: PacketKind,
+    /// Index of the TCP flow or UDP source this packet belongs to.
+    pub flow: u32,
+    /// Node the packet is addressed to.
+    pub destination: u32,
+    /// Bytes on the wire, headers included: what links serialise and byte-limited queues count.
+    pub wire_bytes: u32,
+    /// TCP data: first payload byte's sequence number (bytes from the start of the stream, no wrap).
+    pub sequence: u64,
+    /// TCP data or UDP: payload bytes.
+    pub payload_bytes: u32,
+    /// TCP ACK: cumulative acknowledgement (next byte expected).
+    pub ack: u64,
+    /// TCP ACK: SACK blocks [start, end) in bytes, most recent first.
+    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
+    pub sack_count: u8,
+    /// TCP ACK: receive window in bytes.
+    pub receive_window: u64,
+    pub ecn: Ecn,
+    /// TCP ACK: ECN-Echo. TCP data: Congestion Window Reduced.
+    pub ece: bool,
+    pub cwr: bool,
+    /// When the sender sent this packet (the TCP timestamp value, and the UDP send time).
+    pub sent_at: SimTime,
+    /// When the packet entered the queue it is in, for sojourn-time measurement.
+    pub enqueued_at: SimTime,
+}
+
+impl Packet {
+    pub fn sack_blocks(&self) -> &[(u64, u64)] {
+        &self.sack[..self.sack_count as usize]
+    }
+}
+
+/// Arena of packets with a free list.
+#[derive(Default)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<PacketId>,
+}
+
+impl PacketPool {
+    pub fn insert(&mut self, packet: Packet) -> PacketId {
+        match self.free.pop() {
+            Some(id) => {
+                self.slots[id as usize] = packet;
+                id
+            }
+            None => {
+                self.slots.push(packet);
+                (self.slots.len() - 1) as PacketId
+            }
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id as usize]
+    }
+
+    /// Returns a slot to the pool; the id must not be used again.
+    pub fn release(&mut self, id: PacketId) -> Packet {
+        self.free.push(id);
+        self.slots[id as usize]
+    }
+
+    /// Packets currently alive (in queues or in flight on links).
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+
+    /// Slots ever allocated: the pool's high-water mark.
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+}

@@ -1,0 +1,143 @@
+//! Queue disciplines. A queue decides at enqueue (and, for AQMs such as CoDel, at dequeue) whether a
+//! packet is kept, dropped or marked; the channel owns transmission. Issue-3 disciplines (RED,
+//! CoDel, FQ-CoDel) implement the same trait.
+
+use std::collections::VecDeque;
+
+use crate::net::packet::{Ecn, PacketId, PacketPool};
+use crate::time::SimTime;
+
+/// What happened to a packet offered to a queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EnqueueOutcome {
+    Queued,
+    /// Queued with its ECN field set to CE.
+    QueuedMarked,
+    /// Dropped; the packet has been released to the pool by the caller.
+    Dropped,
+}
+
+pub trait QueueDiscipline {
+    /// Offers a packet. On `Dropped` the caller releases the packet.
+    fn enqueue(&mut self, packet: PacketId, pool: &mut PacketPool, now: SimTime) -> EnqueueOutcome;
+    /// Takes the next packet to transmit. Packets an AQM drops at dequeue are pushed to `dropped`.
+    fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime, dropped: &mut Vec<PacketId>) -> Option<PacketId>;
+    fn len_packets(&self) -> usize;
+    fn len_bytes(&self) -> u64;
+    fn is_empty(&self) -> bool {
+        self.len_packets() == 0
+    }
+}
+
+/// How a drop-tail queue's capacity is counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    Packets(u64),
+    Bytes(u64),
+}
+
+/// First-in first-out; a packet that would exceed the limit is dropped on arrival. The limit counts
+/// packets waiting, not the one being transmitted (as Linux's pfifo and ns-3's DropTailQueue do).
+/// Optionally marks ECN-capable packets CE when the queue already holds `mark_threshold` packets
+/// (a step-marking AQM, as DCTCP uses), which gives ECN tests a simple router.
+pub struct DropTail {
+    packets: VecDeque<PacketId>,
+    bytes: u64,
+    limit: QueueLimit,
+    mark_threshold_packets: Option<u64>,
+}
+
+impl DropTail {
+    pub fn new(limit: QueueLimit, mark_threshold_packets: Option<u64>) -> Self {
+        Self { packets: VecDeque::new(), bytes: 0, limit, mark_threshold_packets }
+    }
+}
+
+impl QueueDiscipline for DropTail {
+    fn enqueue(&mut self, packet: PacketId, pool: &mut PacketPool, now: SimTime) -> EnqueueOutcome {
+        let size = pool.get(packet).wire_bytes as u64;
+        let fits = match self.limit {
+            QueueLimit::Packets(limit) => (self.packets.len() as u64) < limit,
+            QueueLimit::Bytes(limit) => self.bytes + size <= limit,
+        };
+        if !fits {
+            return EnqueueOutcome::Dropped;
+        }
+        let mut outcome = EnqueueOutcome::Queued;
+        let header = pool.get_mut(packet);
+        if let Some(threshold) = self.mark_threshold_packets {
+            if header.ecn == Ecn::Ect && self.packets.len() as u64 >= threshold {
+                header.ecn = Ecn::Ce;
+                outcome = EnqueueOutcome::QueuedMarked;
+            }
+        }
+        header.enqueued_at = now;
+        self.bytes += size;
+        self.packets.push_back(packet);
+        outcome
+    }
+
+    fn dequeue(&mut self, pool: &mut PacketPool, _now: SimTime, _dropped: &mut Vec<PacketId>) -> Option<PacketId> {
+        let packet = self.packets.pop_front()?;
+        self.bytes -= pool.get(packet).wire_bytes as u64;
+        Some(packet)
+    }
+
+    fn len_packets(&self) -> usize {
+        self.packets.len()
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::Packet;
+
+    fn packet(pool: &mut PacketPool, bytes: u32, ecn: Ecn) -> PacketId {
+        pool.insert(Packet { wire_bytes: bytes, ecn, ..Packet::default() })
+    }
+
+    #[test]
+    fn packet_limit_drops_the_arrival_that_does_not_fit() {
+        let mut pool = PacketPool::default();
+        let mut queue = DropTail::new(QueueLimit::Packets(2), None);
+        let ids: Vec<_> = (0..3).map(|_| packet(&mut pool, 1500, Ecn::NotEct)).collect();
+        assert_eq!(queue.enqueue(ids[0], &mut pool, 0), EnqueueOutcome::Queued);
+        assert_eq!(queue.enqueue(ids[1], &mut pool, 0), EnqueueOutcome::Queued);
+        assert_eq!(queue.enqueue(ids[2], &mut pool, 0), EnqueueOutcome::Dropped);
+        assert_eq!(queue.len_bytes(), 3000);
+        let mut dropped = Vec::new();
+        assert_eq!(queue.dequeue(&mut pool, 0, &mut dropped), Some(ids[0]));
+        assert_eq!(queue.len_packets(), 1);
+    }
+
+    #[test]
+    fn byte_limit_counts_wire_bytes() {
+        let mut pool = PacketPool::default();
+        let mut queue = DropTail::new(QueueLimit::Bytes(3000), None);
+        let big = packet(&mut pool, 1500, Ecn::NotEct);
+        let big2 = packet(&mut pool, 1500, Ecn::NotEct);
+        let small = packet(&mut pool, 52, Ecn::NotEct);
+        assert_eq!(queue.enqueue(big, &mut pool, 0), EnqueueOutcome::Queued);
+        assert_eq!(queue.enqueue(big2, &mut pool, 0), EnqueueOutcome::Queued);
+        assert_eq!(queue.enqueue(small, &mut pool, 0), EnqueueOutcome::Dropped);
+    }
+
+    #[test]
+    fn step_marking_only_marks_ect_packets_above_threshold() {
+        let mut pool = PacketPool::default();
+        let mut queue = DropTail::new(QueueLimit::Packets(10), Some(1));
+        let first = packet(&mut pool, 1500, Ecn::Ect);
+        let second = packet(&mut pool, 1500, Ecn::Ect);
+        let third = packet(&mut pool, 1500, Ecn::NotEct);
+        assert_eq!(queue.enqueue(first, &mut pool, 0), EnqueueOutcome::Queued);
+        assert_eq!(queue.enqueue(second, &mut pool, 0), EnqueueOutcome::QueuedMarked);
+        assert_eq!(pool.get(second).ecn, Ecn::Ce);
+        assert_eq!(queue.enqueue(third, &mut pool, 0), EnqueueOutcome::Queued);
+        assert_eq!(pool.get(third).ecn, Ecn::NotEct);
+    }
+}

@@ -1,0 +1,121 @@
+//! Results as named columns, the shape every front end (Python, Parquet, tests) consumes.
+
+/// One column of a table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    U64(Vec<u64>),
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+    Bool(Vec<bool>),
+    Str(Vec<String>),
+}
+
+impl Column {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::U64(v) => v.len(),
+            Column::I64(v) => v.len(),
+            Column::F64(v) => v.len(),
+            Column::Bool(v) => v.len(),
+            Column::Str(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Named columns of equal length.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    pub columns: Vec<(String, Column)>,
+}
+
+impl Table {
+    pub fn push(&mut self, name: &str, column: Column) {
+        debug_assert!(self.columns.first().is_none_or(|(_, c)| c.len() == column.len()), "column {name} has a different length");
+        self.columns.push((name.to_string(), column));
+    }
+
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+
+    pub fn f64(&self, name: &str) -> &[f64] {
+        match self.column(name) {
+            Some(Column::F64(v)) => v,
+            other => panic!("column {name} is not f64: {other:?}"),
+        }
+    }
+
+    pub fn u64(&self, name: &str) -> &[u64] {
+        match self.column(name) {
+            Some(Column::U64(v)) => v,
+            other => panic!("column {name} is not u64: {other:?}"),
+        }
+    }
+
+    pub fn strings(&self, name: &str) -> &[String] {
+        match self.column(name) {
+            Some(Column::Str(v)) => v,
+            other => panic!("column {name} is not a string column: {other:?}"),
+        }
+    }
+
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, |(_, c)| c.len())
+    }
+}
+
+/// Scalars describing a whole run.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub scenario: String,
+    pub seed: u64,
+    pub run: u64,
+    pub simulated_seconds: f64,
+    pub events: u64,
+    pub packets_transmitted: u64,
+    /// Jain's fairness index over the goodputs of TCP flows that transferred data.
+    pub jain_fairness: f64,
+    pub total_goodput_bps: f64,
+    /// The most packets alive at once (the packet pool's high-water mark).
+    pub peak_live_packets: u64,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, Default)]
+pub struct Results {
+    pub summary: Summary,
+    pub flows: Table,
+    pub links: Table,
+    /// Per-flow time series (TCP and UDP), one row per flow per sample.
+    pub flow_series: Table,
+    /// Per-channel queue time series, one row per link direction per sample.
+    pub queue_series: Table,
+}
+
+/// Jain's fairness index (sum x)^2 / (n sum x^2); 1 for equal shares, 1/n when one flow has all.
+pub fn jain_index(values: &[f64]) -> f64 {
+    let n = values.len() as f64;
+    let sum: f64 = values.iter().sum();
+    let sum_sq: f64 = values.iter().map(|x| x * x).sum();
+    if values.is_empty() || sum_sq == 0.0 {
+        return f64::NAN;
+    }
+    sum * sum / (n * sum_sq)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_bounds() {
+        assert_eq!(jain_index(&[5.0, 5.0, 5.0, 5.0]), 1.0);
+        assert_eq!(jain_index(&[8.0, 0.0, 0.0, 0.0]), 0.25);
+        // (1 + 3)^2 / (2 * (1 + 9)) = 16 / 20.
+        assert!((jain_index(&[1.0, 3.0]) - 0.8).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,57 @@
+//! TCP: a sender and a receiver that carry reliability, loss recovery, timers, ECN, pacing and
+//! delayed ACKs. The sender calls a [`crate::cc::CongestionControl`] through its trait and owns no
+//! algorithm logic.
+
+pub mod receiver;
+pub mod rtt;
+pub mod sender;
+
+use serde::{Deserialize, Serialize};
+
+use crate::net::packet::Packet;
+use crate::sim::EventQueue;
+use crate::time::SimDuration;
+
+/// Which loss recovery the sender runs after three duplicate ACKs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoveryMode {
+    /// RFC 6582: one retransmission per partial ACK, window inflation by duplicate ACKs (ns-2).
+    NewReno,
+    /// RFC 6675: a SACK scoreboard and the pipe estimate (what Linux builds on).
+    Sack,
+}
+
+/// Every TCP option of one connection, resolved (defaults applied, units converted).
+#[derive(Clone, Debug)]
+pub struct TcpConfig {
+    /// Maximum segment size: payload bytes per full segment.
+    pub mss: u64,
+    /// IP + TCP header bytes per packet (52 with timestamps: 1448 + 52 = 1500).
+    pub header_bytes: u64,
+    pub initial_window_segments: u32,
+    pub recovery: RecoveryMode,
+    pub limited_transmit: bool,
+    /// Duplicate ACKs (or SACKed segments above a hole) that signal a loss.
+    pub duplicate_threshold: u32,
+    pub min_rto: SimDuration,
+    pub initial_rto: SimDuration,
+    pub max_rto: SimDuration,
+    /// Clock granularity G of RFC 6298.
+    pub clock_granularity: SimDuration,
+    pub delayed_ack: bool,
+    /// Full-sized segments that trigger an ACK when delayed ACKs are on.
+    pub delayed_ack_count: u32,
+    pub delayed_ack_timeout: SimDuration,
+    /// Negotiate ECN: data is sent ECT(0) and the receiver echoes CE.
+    pub ecn: bool,
+    /// Receive buffer in bytes; the advertised window is what it has free.
+    pub receive_window: u64,
+}
+
+/// What a TCP endpoint needs from the world while it handles an event.
+pub struct EndpointContext<'a> {
+    pub events: &'a mut EventQueue,
+    /// Packets to inject into the network at the endpoint's node, in order.
+    pub outbox: &'a mut Vec<Packet>,
+}

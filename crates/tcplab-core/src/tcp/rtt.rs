@@ -1,0 +1,105 @@
+//! RFC 6298 round-trip time estimation and retransmission timeout.
+//!
+//! First sample R: SRTT = R, RTTVAR = R/2. Later: RTTVAR = 3/4 RTTVAR + 1/4 |SRTT - R| (with the old
+//! SRTT), SRTT = 7/8 SRTT + 1/8 R. RTO = max(SRTT + max(G, 4 RTTVAR), min RTO), at most max RTO,
+//! doubled on every expiry (section 5.5) until a new sample arrives. Karn's rule (no samples from
+//! retransmitted segments) is the sender's job: it only passes samples it may use.
+
+use crate::time::SimDuration;
+
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    pub srtt: Option<SimDuration>,
+    pub rttvar: SimDuration,
+    pub min_rtt: Option<SimDuration>,
+    pub latest: Option<SimDuration>,
+    backoff_exponent: u32,
+    min_rto: SimDuration,
+    initial_rto: SimDuration,
+    max_rto: SimDuration,
+    granularity: SimDuration,
+}
+
+impl RttEstimator {
+    pub fn new(min_rto: SimDuration, initial_rto: SimDuration, max_rto: SimDuration, granularity: SimDuration) -> Self {
+        Self { srtt: None, rttvar: 0, min_rtt: None, latest: None, backoff_exponent: 0, min_rto, initial_rto, max_rto, granularity }
+    }
+
+    pub fn on_sample(&mut self, rtt: SimDuration) {
+        self.latest = Some(rtt);
+        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+        match self.srtt {
+            None => {
+                self.srtt = Some(rtt);
+                self.rttvar = rtt / 2;
+            }
+            Some(srtt) => {
+                self.rttvar = (3 * self.rttvar + srtt.abs_diff(rtt)) / 4;
+                self.srtt = Some((7 * srtt + rtt) / 8);
+            }
+        }
+        // A valid sample ends exponential backoff (RFC 6298 section 5.7 note; Linux does the same).
+        self.backoff_exponent = 0;
+    }
+
+    /// The timeout before backoff.
+    pub fn base_rto(&self) -> SimDuration {
+        match self.srtt {
+            None => self.initial_rto,
+            Some(srtt) => (srtt + self.granularity.max(4 * self.rttvar)).max(self.min_rto),
+        }
+        .min(self.max_rto)
+    }
+
+    /// The timeout to arm now, backoff included.
+    pub fn rto(&self) -> SimDuration {
+        self.base_rto().saturating_mul(1u64 << self.backoff_exponent.min(32)).min(self.max_rto)
+    }
+
+    /// The timer expired: double the RTO (bounded by max RTO).
+    pub fn back_off(&mut self) {
+        if self.rto() < self.max_rto {
+            self.backoff_exponent += 1;
+        }
+    }
+
+    pub fn smoothed(&self) -> SimDuration {
+        self.srtt.unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{NANOS_PER_MILLI as MS, NANOS_PER_SEC as S};
+
+    #[test]
+    fn rfc6298_worked_example() {
+        let mut rtt = RttEstimator::new(200 * MS, S, 60 * S, MS);
+        assert_eq!(rtt.rto(), S, "initial RTO before any sample");
+        rtt.on_sample(100 * MS);
+        // SRTT = 100, RTTVAR = 50, RTO = 100 + 4 * 50 = 300 ms.
+        assert_eq!((rtt.srtt, rtt.rttvar, rtt.rto()), (Some(100 * MS), 50 * MS, 300 * MS));
+        rtt.on_sample(140 * MS);
+        // RTTVAR = 3/4 * 50 + 1/4 * 40 = 47.5; SRTT = 7/8 * 100 + 1/8 * 140 = 105; RTO = 105 + 190 = 295.
+        assert_eq!(rtt.rttvar, 47_500_000);
+        assert_eq!(rtt.srtt, Some(105 * MS));
+        assert_eq!(rtt.rto(), 295 * MS);
+    }
+
+    #[test]
+    fn min_rto_and_backoff() {
+        let mut rtt = RttEstimator::new(S, S, 60 * S, MS);
+        rtt.on_sample(10 * MS);
+        assert_eq!(rtt.rto(), S, "10 + 4 * 5 = 30 ms is raised to the 1 s minimum");
+        rtt.back_off();
+        rtt.back_off();
+        assert_eq!(rtt.rto(), 4 * S);
+        for _ in 0..10 {
+            rtt.back_off();
+        }
+        assert_eq!(rtt.rto(), 60 * S, "capped at max RTO");
+        rtt.on_sample(10 * MS);
+        assert_eq!(rtt.rto(), S, "a new sample ends the backoff");
+    }
+}

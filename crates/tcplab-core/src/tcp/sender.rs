@@ -1,0 +1,769 @@
+//! The TCP sender: reliability and loss recovery around a congestion controller.
+//!
+//! Segments have fixed boundaries: segment i carries bytes [i * MSS, (i + 1) * MSS) of the stream
+//! (the last one of a finite transfer may be shorter), because the application hands TCP whole
+//! segments. The scoreboard keeps one entry per outstanding segment with its SACKed, lost and
+//! retransmitted state, and counters that make the pipe estimate O(1):
+//!
+//!   in flight = outstanding - SACKed - lost + retransmitted-and-not-yet-acknowledged
+//!
+//! which is RFC 6675's SetPipe() and Linux's `tcp_packets_in_flight`. With `recovery = "newreno"`
+//! the sender ignores SACK blocks, so SACKed is always 0 and the formula is FlightSize.
+//!
+//! Recovery rules:
+//! - NewReno (RFC 6582): 3 duplicate ACKs retransmit the first unacknowledged segment, ssthresh
+//!   comes from the algorithm, cwnd is inflated by 3 segments plus one per further duplicate; a
+//!   partial ACK retransmits the next hole and deflates by the newly acknowledged amount (adding
+//!   back one segment if at least one was acknowledged); the first partial ACK restarts the timer
+//!   ("impatient"); the full ACK ends recovery. No new recovery before `recover` is acknowledged.
+//! - SACK (RFC 6675): a segment is lost once `duplicate_threshold` segments above it are SACKed;
+//!   recovery starts on the 3rd duplicate ACK carrying SACK information or when the first
+//!   unacknowledged segment is lost; during recovery the sender sends while pipe < cwnd, lost
+//!   segments first (NextSeg rule 1), then new data (rule 2). On a partial ACK the new first
+//!   segment is marked lost if it was sent before recovery began (as Linux's head marking does),
+//!   so a burst of tail losses does not have to wait for the timer.
+//! - RFC 3042 Limited Transmit: with NewReno, duplicate ACKs 1 and 2 each allow one new segment
+//!   beyond cwnd; with SACK the SACKed segments already leave the pipe (as in Linux); turning the
+//!   option off withholds that credit until recovery starts.
+//! - Timeout (RFC 6298 and RFC 5681 section 3.1): ssthresh from the algorithm, cwnd = 1 segment,
+//!   every un-SACKed outstanding segment is marked lost and resent in order (go-back-N), the timer
+//!   backs off, and no fast retransmit happens until everything outstanding at the timeout is
+//!   acknowledged.
+//! - ECN (RFC 3168): data is ECT(0); an ACK with ECE reduces the window through the algorithm at
+//!   most once per window of data, and the next new segment carries CWR.
+
+use std::collections::VecDeque;
+
+use hdrhistogram::Histogram;
+
+use crate::cc::{AckEvent, CongestionControl, CongestionEvent, CongestionKind};
+use crate::net::packet::{Ecn, Packet, PacketKind};
+use crate::sim::Event;
+use crate::tcp::rtt::RttEstimator;
+use crate::tcp::{EndpointContext, RecoveryMode, TcpConfig};
+use crate::time::{transmission_time, SimTime, NANOS_PER_MICRO};
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Segment {
+    /// When this segment was last transmitted.
+    sent_at: SimTime,
+    sacked: bool,
+    lost: bool,
+    /// A retransmission of it is in flight (counts in the pipe until acknowledged or lost again).
+    retransmission_in_flight: bool,
+    /// It has ever been retransmitted: Karn's rule forbids RTT samples from it.
+    ever_retransmitted: bool,
+}
+
+/// Counters a flow reports at the end of a run.
+#[derive(Clone, Debug)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub ecn_reductions: u64,
+    /// Per-ACK RTT samples in microseconds.
+    pub rtt_us: Histogram<u64>,
+    pub rtt_sum: u128,
+    /// When every byte of a finite transfer was acknowledged.
+    pub all_acknowledged_at: Option<SimTime>,
+}
+
+impl Default for SenderStats {
+    fn default() -> Self {
+        Self {
+            segments_sent: 0,
+            bytes_sent: 0,
+            retransmitted_segments: 0,
+            retransmitted_bytes: 0,
+            timeouts: 0,
+            fast_recoveries: 0,
+            ecn_reductions: 0,
+            rtt_us: Histogram::new(3).expect("3 significant figures is a valid histogram precision"),
+            rtt_sum: 0,
+            all_acknowledged_at: None,
+        }
+    }
+}
+
+pub struct TcpSender {
+    flow: u32,
+    destination: u32,
+    config: TcpConfig,
+    pub cc: Box<dyn CongestionControl>,
+    pub rtt: RttEstimator,
+    pub stats: SenderStats,
+
+    /// Bytes the application has handed to TCP so far (u64::MAX: an unlimited backlog).
+    app_written: u64,
+    /// Length of a finite stream, once the application has written its last byte.
+    stream_end: Option<u64>,
+
+    /// First unacknowledged byte, and the next new byte (snd_nxt == snd_max: no go-back pointer).
+    snd_una: u64,
+    snd_nxt: u64,
+    /// Scoreboard: `segments[0]` is the segment starting at `snd_una`.
+    segments: VecDeque<Segment>,
+    sacked_count: u64,
+    lost_count: u64,
+    retransmissions_in_flight: u64,
+    /// Lowest scoreboard offset that may hold a lost segment still to be retransmitted.
+    retransmit_hint: u64,
+    /// SACK mode: offsets below this have been checked by the loss marking.
+    loss_marked_below: u64,
+
+    in_recovery: bool,
+    /// No new fast recovery until `snd_una` reaches this (RFC 6582 `recover`, RFC 6675 RecoveryPoint).
+    recover: u64,
+    /// After a timeout, until `recover` is acknowledged.
+    in_timeout_recovery: bool,
+    duplicate_acks: u32,
+    /// NewReno window inflation in bytes (may go negative while deflating).
+    inflation: i64,
+    partial_ack_seen: bool,
+
+    peer_window: u64,
+
+    /// ECN: no new reaction until `snd_una` passes this; CWR goes on the next new segment.
+    ecn_recover: u64,
+    cwr_pending: bool,
+
+    /// Pacing: earliest time of the next transmission.
+    next_send_time: SimTime,
+    pacing_timer_pending: bool,
+
+    /// Retransmission timer: the deadline, and the earliest pending timer event.
+    rto_deadline: Option<SimTime>,
+    rto_event_at: Option<SimTime>,
+
+    /// Linux tcp_cwnd_validate: was the window the limit during the last window of data?
+    cwnd_limited: bool,
+    max_packets_out: u64,
+    cwnd_usage_seq: u64,
+    /// The application had nothing to send when the window allowed more.
+    pub app_limited: bool,
+}
+
+impl TcpSender {
+    pub fn new(flow: u32, destination: u32, config: TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
+        let rtt = RttEstimator::new(config.min_rto, config.initial_rto, config.max_rto, config.clock_granularity);
+        Self {
+            flow,
+            destination,
+            peer_window: config.receive_window,
+            config,
+            cc,
+            rtt,
+            stats: SenderStats::default(),
+            app_written: 0,
+            stream_end: None,
+            snd_una: 0,
+            snd_nxt: 0,
+            segments: VecDeque::new(),
+            sacked_count: 0,
+            lost_count: 0,
+            retransmissions_in_flight: 0,
+            retransmit_hint: 0,
+            loss_marked_below: 0,
+            in_recovery: false,
+            recover: 0,
+            in_timeout_recovery: false,
+            duplicate_acks: 0,
+            inflation: 0,
+            partial_ack_seen: false,
+            ecn_recover: 0,
+            cwr_pending: false,
+            next_send_time: 0,
+            pacing_timer_pending: false,
+            rto_deadline: None,
+            rto_event_at: None,
+            cwnd_limited: false,
+            max_packets_out: 0,
+            cwnd_usage_seq: 0,
+            app_limited: false,
+        }
+    }
+
+    // ----- the application side -----
+
+    /// The application writes `bytes` more (or becomes an unlimited backlog with u64::MAX).
+    pub fn app_write(&mut self, bytes: u64, ctx: &mut EndpointContext) {
+        self.app_written = self.app_written.saturating_add(bytes);
+        if let Some(end) = self.stream_end {
+            self.app_written = self.app_written.min(end);
+        }
+        self.try_send(ctx);
+    }
+
+    /// A finite stream: the application will never write past `total` bytes.
+    pub fn set_stream_end(&mut self, total: u64) {
+        self.stream_end = Some(total);
+        self.app_written = self.app_written.min(total);
+    }
+
+    /// A backlogged application stops writing: nothing beyond what TCP already sent is pending.
+    pub fn app_pause(&mut self) {
+        self.app_written = self.app_written.min(self.snd_nxt);
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.stream_end.is_some_and(|end| self.snd_una >= end)
+    }
+
+    // ----- observers -----
+
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+
+    pub fn mss(&self) -> u64 {
+        self.config.mss
+    }
+
+    /// The window the sender is using now, in bytes, with NewReno inflation.
+    pub fn effective_cwnd(&self) -> u64 {
+        let cwnd = self.cc.cwnd();
+        if self.in_recovery && self.config.recovery == RecoveryMode::NewReno {
+            (cwnd as i64 + self.inflation).max(0) as u64
+        } else {
+            cwnd
+        }
+    }
+
+    /// Bytes in flight: the pipe estimate in bytes (see the module docs).
+    pub fn bytes_in_flight(&self) -> u64 {
+        let mss = self.config.mss;
+        let outstanding = self.snd_nxt - self.snd_una;
+        let sack_credit = if self.uses_sack_credit() { self.sacked_count * mss } else { 0 };
+        let lost = self.lost_count * mss;
+        let back = self.retransmissions_in_flight * mss;
+        (outstanding + back).saturating_sub(sack_credit + lost)
+    }
+
+    fn uses_sack_credit(&self) -> bool {
+        self.config.recovery == RecoveryMode::Sack
+            && (self.in_recovery || self.in_timeout_recovery || self.config.limited_transmit)
+    }
+
+    fn packets_out(&self) -> u64 {
+        self.segments.len() as u64
+    }
+
+    fn is_cwnd_limited(&self) -> bool {
+        if self.cwnd_limited {
+            return true;
+        }
+        let in_slow_start = self.cc.cwnd() < self.cc.ssthresh();
+        in_slow_start && self.cc.cwnd() < 2 * self.max_packets_out * self.config.mss
+    }
+
+    fn segment_len(&self, start: u64) -> u64 {
+        let end = self.stream_end.unwrap_or(u64::MAX);
+        self.config.mss.min(end - start)
+    }
+
+    // ----- scoreboard transitions (keep the counters exact) -----
+
+    fn mark_lost(&mut self, offset: usize) {
+        let segment = &mut self.segments[offset];
+        if segment.sacked || segment.lost {
+            return;
+        }
+        segment.lost = true;
+        self.lost_count += 1;
+        if segment.retransmission_in_flight {
+            segment.retransmission_in_flight = false;
+            self.retransmissions_in_flight -= 1;
+        }
+        self.retransmit_hint = self.retransmit_hint.min(offset as u64);
+    }
+
+    fn mark_sacked(&mut self, offset: usize) -> bool {
+        let segment = &mut self.segments[offset];
+        if segment.sacked {
+            return false;
+        }
+        segment.sacked = true;
+        self.sacked_count += 1;
+        if segment.lost {
+            self.lost_count -= 1;
+        }
+        if segment.retransmission_in_flight {
+            self.retransmissions_in_flight -= 1;
+        }
+        true
+    }
+
+    fn pop_acknowledged(&mut self) -> Segment {
+        let segment = self.segments.pop_front().expect("acknowledged segments are on the scoreboard");
+        if segment.sacked {
+            self.sacked_count -= 1;
+        } else {
+            if segment.lost {
+                self.lost_count -= 1;
+            }
+            if segment.retransmission_in_flight {
+                self.retransmissions_in_flight -= 1;
+            }
+        }
+        self.retransmit_hint = self.retransmit_hint.saturating_sub(1);
+        self.loss_marked_below = self.loss_marked_below.saturating_sub(1);
+        segment
+    }
+
+    // ----- sending -----
+
+    /// Sends whatever the window, the receiver window, pacing and the application allow.
+    pub fn try_send(&mut self, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
+        let mut window_was_limit = false;
+        loop {
+            if self.cc.pacing_rate().is_some() && now < self.next_send_time {
+                if !self.pacing_timer_pending {
+                    self.pacing_timer_pending = true;
+                    ctx.events.schedule(self.next_send_time, Event::PacingTimer { flow: self.flow });
+                }
+                break;
+            }
+            let in_flight = self.bytes_in_flight();
+            let window = self.send_window();
+            let retransmission = self.next_retransmission();
+            let length = match retransmission {
+                Some(offset) => self.segment_len(self.snd_una + offset as u64 * self.config.mss),
+                None => {
+                    let available = self.app_written.min(self.stream_end.unwrap_or(u64::MAX));
+                    if self.snd_nxt >= available {
+                        if in_flight + self.config.mss <= window {
+                            self.app_limited = true;
+                        }
+                        break;
+                    }
+                    let length = self.segment_len(self.snd_nxt);
+                    if self.snd_nxt + length - self.snd_una > self.peer_window {
+                        break;
+                    }
+                    length
+                }
+            };
+            if in_flight + length > window && in_flight > 0 {
+                window_was_limit = true;
+                break;
+            }
+            match retransmission {
+                Some(offset) => self.retransmit(offset, ctx),
+                None => {
+                    self.app_limited = false;
+                    self.send_new(length, ctx);
+                }
+            }
+        }
+        self.update_cwnd_limited(window_was_limit);
+    }
+
+    /// The window for the pipe comparison: cwnd, NewReno inflation, RFC 3042 limited transmit.
+    fn send_window(&self) -> u64 {
+        let cwnd = self.effective_cwnd();
+        let limited_transmit = self.config.limited_transmit
+            && self.config.recovery == RecoveryMode::NewReno
+            && !self.in_recovery
+            && (1..=2).contains(&self.duplicate_acks);
+        if limited_transmit {
+            cwnd + self.duplicate_acks as u64 * self.config.mss
+        } else {
+            cwnd
+        }
+    }
+
+    /// The first lost segment not yet retransmitted (RFC 6675 NextSeg rule 1).
+    fn next_retransmission(&mut self) -> Option<usize> {
+        if self.lost_count == 0 {
+            return None;
+        }
+        let start = self.retransmit_hint as usize;
+        for offset in start..self.segments.len() {
+            let segment = &self.segments[offset];
+            if segment.lost && !segment.sacked && !segment.retransmission_in_flight {
+                self.retransmit_hint = offset as u64;
+                return Some(offset);
+            }
+        }
+        self.retransmit_hint = self.segments.len() as u64;
+        None
+    }
+
+    fn retransmit(&mut self, offset: usize, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
+        let start = self.snd_una + offset as u64 * self.config.mss;
+        let length = self.segment_len(start);
+        let segment = &mut self.segments[offset];
+        debug_assert!(segment.lost && !segment.retransmission_in_flight);
+        segment.retransmission_in_flight = true;
+        segment.ever_retransmitted = true;
+        segment.sent_at = now;
+        self.retransmissions_in_flight += 1;
+        self.retransmit_hint = offset as u64 + 1;
+        self.stats.retransmitted_segments += 1;
+        self.stats.retransmitted_bytes += length;
+        self.emit(start, length, false, ctx);
+    }
+
+    fn send_new(&mut self, length: u64, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
+        let start = self.snd_nxt;
+        self.segments.push_back(Segment { sent_at: now, ..Segment::default() });
+        self.snd_nxt += length;
+        let cwr = std::mem::take(&mut self.cwr_pending);
+        self.emit(start, length, cwr, ctx);
+    }
+
+    fn emit(&mut self, start: u64, length: u64, cwr: bool, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
+        let wire_bytes = length + self.config.header_bytes;
+        let in_flight_before = self.bytes_in_flight().saturating_sub(length);
+        ctx.outbox.push(Packet {
+            kind: PacketKind::TcpData,
+            flow: self.flow,
+            destination: self.destination,
+            wire_bytes: wire_bytes as u32,
+            sequence: start,
+            payload_bytes: length as u32,
+            ecn: if self.config.ecn { Ecn::Ect } else { Ecn::NotEct },
+            cwr,
+            sent_at: now,
+            ..Packet::default()
+        });
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += length;
+        self.cc.on_packet_sent(now, length, in_flight_before);
+        if let Some(rate) = self.cc.pacing_rate() {
+            self.next_send_time = self.next_send_time.max(now) + transmission_time(wire_bytes, rate.max(1));
+        }
+        if self.rto_deadline.is_none() {
+            self.arm_rto(ctx);
+        }
+    }
+
+    /// Linux tcp_cwnd_validate: remember whether the window was the limit over the last window.
+    fn update_cwnd_limited(&mut self, window_was_limit: bool) {
+        let packets_out = self.packets_out();
+        if self.snd_una >= self.cwnd_usage_seq
+            || window_was_limit
+            || (!self.cwnd_limited && packets_out > self.max_packets_out)
+        {
+            self.cwnd_limited = window_was_limit;
+            self.max_packets_out = packets_out;
+            self.cwnd_usage_seq = self.snd_nxt;
+        }
+    }
+
+    // ----- timers -----
+
+    fn arm_rto(&mut self, ctx: &mut EndpointContext) {
+        let deadline = ctx.events.now() + self.rtt.rto();
+        self.rto_deadline = Some(deadline);
+        if self.rto_event_at.is_none_or(|at| at > deadline) {
+            self.rto_event_at = Some(deadline);
+            ctx.events.schedule(deadline, Event::RetransmitTimer { flow: self.flow });
+        }
+    }
+
+    pub fn on_pacing_timer(&mut self, ctx: &mut EndpointContext) {
+        self.pacing_timer_pending = false;
+        self.try_send(ctx);
+    }
+
+    /// A retransmission timer event fired: expire if the deadline has passed, else wait for it.
+    pub fn on_rto_timer(&mut self, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
+        if self.rto_event_at == Some(now) {
+            self.rto_event_at = None;
+        }
+        match self.rto_deadline {
+            Some(deadline) if deadline <= now => self.on_timeout(ctx),
+            Some(deadline) => {
+                if self.rto_event_at.is_none() {
+                    self.rto_event_at = Some(deadline);
+                    ctx.events.schedule(deadline, Event::RetransmitTimer { flow: self.flow });
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn on_timeout(&mut self, ctx: &mut EndpointContext) {
+        self.rto_deadline = None;
+        if self.segments.is_empty() {
+            return;
+        }
+        let now = ctx.events.now();
+        self.stats.timeouts += 1;
+        self.cc.on_congestion_event(&CongestionEvent {
+            now,
+            kind: CongestionKind::Timeout,
+            bytes_in_flight: self.bytes_in_flight(),
+            snd_nxt: self.snd_nxt,
+        });
+        for offset in 0..self.segments.len() {
+            self.segments[offset].retransmission_in_flight = false;
+            self.mark_lost_after_timeout(offset);
+        }
+        self.retransmissions_in_flight = 0;
+        self.retransmit_hint = 0;
+        self.in_recovery = false;
+        self.inflation = 0;
+        self.duplicate_acks = 0;
+        self.in_timeout_recovery = true;
+        self.recover = self.snd_nxt;
+        self.ecn_recover = self.snd_nxt;
+        self.rtt.back_off();
+        self.arm_rto(ctx);
+        self.try_send(ctx);
+    }
+
+    fn mark_lost_after_timeout(&mut self, offset: usize) {
+        let segment = &mut self.segments[offset];
+        if !segment.sacked && !segment.lost {
+            segment.lost = true;
+            self.lost_count += 1;
+        }
+    }
+
+    // ----- ACK processing -----
+
+    pub fn on_ack(&mut self, ack: &Packet, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
+        let mss = self.config.mss;
+        let in_flight_before = self.bytes_in_flight();
+        self.peer_window = ack.receive_window;
+
+        // 1. Cumulative acknowledgement.
+        let mut newly_acked_bytes = 0;
+        let mut newly_acked_segments = 0u32;
+        // Karn: RTT samples only from never-retransmitted segments. The earliest sent drives the
+        // RFC 6298 estimator (it includes the receiver's ACK delay); the latest sent gives the
+        // algorithm the freshest path RTT (Linux's seq_rtt and ca_rtt).
+        let mut earliest_sent: Option<SimTime> = None;
+        let mut latest_sent: Option<SimTime> = None;
+        let mut note_sample = |segment: &Segment| {
+            if !segment.ever_retransmitted && !segment.sacked {
+                earliest_sent = Some(earliest_sent.map_or(segment.sent_at, |t: SimTime| t.min(segment.sent_at)));
+                latest_sent = Some(latest_sent.map_or(segment.sent_at, |t: SimTime| t.max(segment.sent_at)));
+            }
+        };
+        let ack_advances = ack.ack > self.snd_una;
+        while self.snd_una < ack.ack && !self.segments.is_empty() {
+            let length = self.segment_len(self.snd_una);
+            let segment = self.pop_acknowledged();
+            note_sample(&segment);
+            if !segment.sacked {
+                newly_acked_bytes += length;
+                newly_acked_segments += 1;
+            }
+            self.snd_una += length;
+        }
+
+        // 2. SACK information (ignored in NewReno mode, as an ns-2 NewReno sender would).
+        let mut new_sack_info = false;
+        if self.config.recovery == RecoveryMode::Sack {
+            for &(start, end) in ack.sack_blocks() {
+                if end <= self.snd_una {
+                    continue;
+                }
+                let first = (start.max(self.snd_una) - self.snd_una).div_ceil(mss) as usize;
+                let last = ((end - self.snd_una) / mss) as usize;
+                let stream_tail = end >= self.snd_nxt;
+                let last = if stream_tail { self.segments.len() } else { last.min(self.segments.len()) };
+                for offset in first..last {
+                    let segment = self.segments[offset];
+                    if self.mark_sacked(offset) {
+                        new_sack_info = true;
+                        note_sample(&segment);
+                        newly_acked_bytes += self.segment_len(self.snd_una + offset as u64 * mss);
+                        newly_acked_segments += 1;
+                    }
+                }
+            }
+            if new_sack_info {
+                self.mark_losses_from_sack();
+            }
+        }
+
+        if let Some(sent) = earliest_sent {
+            self.rtt.on_sample(now - sent);
+        }
+        let rtt_sample = latest_sent.map(|sent| now - sent);
+        if let Some(rtt) = rtt_sample {
+            self.stats.rtt_us.saturating_record(rtt / NANOS_PER_MICRO);
+            self.stats.rtt_sum += rtt as u128;
+        }
+
+        // 3. Duplicate ACKs and loss recovery.
+        let is_duplicate = !ack_advances
+            && self.snd_nxt > self.snd_una
+            && match self.config.recovery {
+                RecoveryMode::NewReno => ack.ack == self.snd_una,
+                RecoveryMode::Sack => new_sack_info,
+            };
+        if ack_advances {
+            self.duplicate_acks = 0;
+        } else if is_duplicate {
+            self.duplicate_acks += 1;
+        }
+
+        if self.in_timeout_recovery && self.snd_una >= self.recover {
+            self.in_timeout_recovery = false;
+        }
+        if self.in_recovery {
+            if self.snd_una >= self.recover {
+                self.exit_recovery(now);
+            } else if ack_advances {
+                self.on_partial_ack(newly_acked_bytes, ctx);
+            } else if is_duplicate && self.config.recovery == RecoveryMode::NewReno {
+                self.inflation += mss as i64;
+            }
+        } else if !self.in_timeout_recovery && self.snd_una >= self.recover {
+            let head_lost = self.segments.front().is_some_and(|s| s.lost);
+            if self.duplicate_acks >= self.config.duplicate_threshold || (head_lost && new_sack_info) {
+                self.enter_recovery(now, in_flight_before);
+            }
+        }
+
+        // 4. ECN-Echo: at most one reduction per window (RFC 3168 section 6.1.2).
+        if ack.ece && self.config.ecn && !self.in_recovery && !self.in_timeout_recovery && self.snd_una >= self.ecn_recover {
+            self.stats.ecn_reductions += 1;
+            self.cc.on_congestion_event(&CongestionEvent {
+                now,
+                kind: CongestionKind::Ecn,
+                bytes_in_flight: in_flight_before,
+                snd_nxt: self.snd_nxt,
+            });
+            self.ecn_recover = self.snd_nxt;
+            self.cwr_pending = true;
+        }
+
+        // 5. The algorithm sees every ACK that acknowledged something.
+        if newly_acked_bytes > 0 || rtt_sample.is_some() {
+            let event = AckEvent {
+                now,
+                acked_bytes: newly_acked_bytes,
+                acked_segments: newly_acked_segments,
+                rtt_sample,
+                srtt: self.rtt.smoothed(),
+                min_rtt: self.rtt.min_rtt.unwrap_or(0),
+                bytes_in_flight_before: in_flight_before,
+                bytes_in_flight: self.bytes_in_flight(),
+                in_recovery: self.in_recovery,
+                cwnd_limited: self.is_cwnd_limited(),
+                app_limited: self.app_limited,
+                ece: ack.ece,
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+            };
+            self.cc.on_ack(&event);
+        }
+
+        // 6. Timer (RFC 6298 5.2 and 5.3) and completion.
+        if self.segments.is_empty() {
+            self.rto_deadline = None;
+        } else if ack_advances {
+            let restart = !(self.in_recovery && self.config.recovery == RecoveryMode::NewReno) || !self.partial_ack_seen;
+            if restart || self.rto_deadline.is_none() {
+                self.arm_rto(ctx);
+            }
+        }
+        if self.is_complete() && self.stats.all_acknowledged_at.is_none() {
+            self.stats.all_acknowledged_at = Some(now);
+        }
+        self.try_send(ctx);
+    }
+
+    /// RFC 6675 IsLost: every un-SACKed segment below the `duplicate_threshold`-th highest SACKed
+    /// segment is lost. Walks down from the top only as far as needed.
+    fn mark_losses_from_sack(&mut self) {
+        let threshold = self.config.duplicate_threshold as u64;
+        if self.sacked_count < threshold {
+            return;
+        }
+        let mut seen = 0;
+        let mut boundary = None;
+        for offset in (0..self.segments.len()).rev() {
+            if self.segments[offset].sacked {
+                seen += 1;
+                if seen == threshold {
+                    boundary = Some(offset);
+                    break;
+                }
+            }
+            if (offset as u64) < self.loss_marked_below {
+                break;
+            }
+        }
+        let Some(boundary) = boundary else { return };
+        let from = self.loss_marked_below as usize;
+        for offset in from..boundary {
+            self.mark_lost(offset);
+        }
+        self.loss_marked_below = self.loss_marked_below.max(boundary as u64);
+    }
+
+    fn enter_recovery(&mut self, now: SimTime, in_flight: u64) {
+        self.in_recovery = true;
+        self.partial_ack_seen = false;
+        self.recover = self.snd_nxt;
+        self.ecn_recover = self.snd_nxt;
+        self.cwr_pending = self.config.ecn;
+        self.stats.fast_recoveries += 1;
+        let flight_size = match self.config.recovery {
+            // RFC 5681 FlightSize: data sent and not cumulatively acknowledged.
+            RecoveryMode::NewReno => self.snd_nxt - self.snd_una,
+            RecoveryMode::Sack => in_flight,
+        };
+        self.cc.on_congestion_event(&CongestionEvent {
+            now,
+            kind: CongestionKind::FastRetransmit,
+            bytes_in_flight: flight_size,
+            snd_nxt: self.snd_nxt,
+        });
+        if !self.segments.is_empty() {
+            self.mark_lost(0);
+        }
+        self.inflation = match self.config.recovery {
+            RecoveryMode::NewReno => (self.config.duplicate_threshold as u64 * self.config.mss) as i64,
+            RecoveryMode::Sack => 0,
+        };
+    }
+
+    fn on_partial_ack(&mut self, newly_acked: u64, ctx: &mut EndpointContext) {
+        let mss = self.config.mss;
+        if self.config.recovery == RecoveryMode::NewReno {
+            self.inflation -= newly_acked as i64;
+            if newly_acked >= mss {
+                self.inflation += mss as i64;
+            }
+            if !self.partial_ack_seen {
+                self.arm_rto(ctx);
+            }
+        }
+        self.partial_ack_seen = true;
+        // The new first segment was sent before recovery began: it is lost too.
+        if let Some(first) = self.segments.front() {
+            if !first.sacked && !first.lost && !first.retransmission_in_flight {
+                self.mark_lost(0);
+            }
+        }
+    }
+
+    fn exit_recovery(&mut self, now: SimTime) {
+        self.in_recovery = false;
+        self.inflation = 0;
+        self.duplicate_acks = 0;
+        self.cc.on_recovery_exit(now);
+    }
+
+    pub fn is_in_recovery(&self) -> bool {
+        self.in_recovery || self.in_timeout_recovery
+    }
+}
