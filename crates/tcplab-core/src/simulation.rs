@@ -666,12 +666,15 @@ impl Simulation {
         for f in &mut self.tcp {
             let delivered = f.receiver.stats.delivered_bytes;
             let ssthresh = f.sender.cc.ssthresh();
+            // A flow that has not started has no window yet: NaN keeps it off the plots.
+            let started = now >= f.app.start;
+            let if_started = |value: f64| if started { value } else { f64::NAN };
             series.flow_time.push(seconds);
             series.flow_id.push(f.id as u64);
-            series.cwnd.push(f.sender.effective_cwnd() as f64);
-            series.ssthresh.push(if ssthresh == u64::MAX { f64::NAN } else { ssthresh as f64 });
+            series.cwnd.push(if_started(f.sender.effective_cwnd() as f64));
+            series.ssthresh.push(if ssthresh == u64::MAX { f64::NAN } else { if_started(ssthresh as f64) });
             series.srtt_ms.push(f.sender.rtt.srtt.map_or(f64::NAN, ms));
-            series.in_flight.push(f.sender.bytes_in_flight() as f64);
+            series.in_flight.push(if_started(f.sender.bytes_in_flight() as f64));
             series.throughput.push(if now == 0 { 0.0 } else { (delivered - f.delivered_at_last_sample) as f64 * 8.0 / interval });
             let state = if f.sender.is_in_recovery() { "recovery" } else { f.sender.cc.state_name() };
             series.state.push(state.to_string());

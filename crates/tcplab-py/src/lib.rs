@@ -1,1 +1,147 @@
+//! Python bindings for tcplab-core. Bindings only: scenarios arrive as JSON text (the Python layer
+//! reads TOML and applies overrides), results leave as NumPy columns. No simulation logic here.
 
+use numpy::IntoPyArray;
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use tcplab_core::results::{Column, Table};
+use tcplab_core::{cc, Scenario, ScenarioError as CoreScenarioError};
+
+create_exception!(_core, ScenarioError, PyValueError, "A scenario key has a value tcplab cannot use.");
+
+fn scenario_error(error: CoreScenarioError) -> PyErr {
+    ScenarioError::new_err((error.to_string(), error.key, error.message))
+}
+
+fn parse(scenario_json: &str) -> PyResult<Scenario> {
+    Scenario::from_json(scenario_json).map_err(scenario_error)
+}
+
+fn table_to_dict<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (name, column) in &table.columns {
+        match column {
+            Column::U64(v) => dict.set_item(name, v.clone().into_pyarray(py))?,
+            Column::I64(v) => dict.set_item(name, v.clone().into_pyarray(py))?,
+            Column::F64(v) => dict.set_item(name, v.clone().into_pyarray(py))?,
+            Column::Bool(v) => dict.set_item(name, v.clone().into_pyarray(py))?,
+            Column::Str(v) => dict.set_item(name, PyList::new(py, v)?)?,
+        }
+    }
+    Ok(dict)
+}
+
+/// A simulation built from a scenario (JSON text), advanced in steps so callers can show progress.
+#[pyclass(module = "tcplab._core", unsendable)]
+struct Simulation {
+    inner: tcplab_core::Simulation,
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    fn new(scenario_json: &str) -> PyResult<Self> {
+        let scenario = parse(scenario_json)?;
+        let inner = tcplab_core::Simulation::new(&scenario).map_err(scenario_error)?;
+        Ok(Self { inner })
+    }
+
+    /// Simulated time so far, in nanoseconds.
+    #[getter]
+    fn now_ns(&self) -> u64 {
+        self.inner.now()
+    }
+
+    /// The scenario's duration, in nanoseconds.
+    #[getter]
+    fn end_ns(&self) -> u64 {
+        self.inner.end_time()
+    }
+
+    #[getter]
+    fn finished(&self) -> bool {
+        self.inner.is_finished()
+    }
+
+    /// Runs all events up to `until_ns` without holding the GIL.
+    fn run_until(&mut self, py: Python<'_>, until_ns: u64) {
+        let inner = &mut self.inner;
+        py.detach(|| inner.run_until(until_ns));
+    }
+
+    /// The scenario with every default written out, as TOML.
+    fn resolved_toml(&self) -> String {
+        self.inner.scenario().to_toml()
+    }
+
+    /// Results so far: a dict with `summary` (scalars) and tables of NumPy columns.
+    fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let results = self.inner.results();
+        let summary = PyDict::new(py);
+        let s = &results.summary;
+        summary.set_item("scenario", &s.scenario)?;
+        summary.set_item("seed", s.seed)?;
+        summary.set_item("run", s.run)?;
+        summary.set_item("simulated_seconds", s.simulated_seconds)?;
+        summary.set_item("events", s.events)?;
+        summary.set_item("packets_transmitted", s.packets_transmitted)?;
+        summary.set_item("jain_fairness", s.jain_fairness)?;
+        summary.set_item("total_goodput_bps", s.total_goodput_bps)?;
+        summary.set_item("peak_live_packets", s.peak_live_packets)?;
+        let out = PyDict::new(py);
+        out.set_item("summary", summary)?;
+        out.set_item("flows", table_to_dict(py, &results.flows)?)?;
+        out.set_item("links", table_to_dict(py, &results.links)?)?;
+        out.set_item("flow_series", table_to_dict(py, &results.flow_series)?)?;
+        out.set_item("queue_series", table_to_dict(py, &results.queue_series)?)?;
+        Ok(out)
+    }
+}
+
+/// Validates a scenario (JSON text); returns the resolved scenario as TOML or raises ScenarioError.
+#[pyfunction]
+fn validate(scenario_json: &str) -> PyResult<String> {
+    let scenario = parse(scenario_json)?;
+    // Building catches what only the assembled network shows (unreachable destinations).
+    tcplab_core::Simulation::new(&scenario).map_err(scenario_error)?;
+    Ok(scenario.resolved().to_toml())
+}
+
+/// Every registered algorithm with its parameters: a list of dicts.
+#[pyfunction]
+fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for algorithm in cc::registry() {
+        let entry = PyDict::new(py);
+        entry.set_item("name", algorithm.name)?;
+        entry.set_item("summary", algorithm.summary)?;
+        entry.set_item("source", algorithm.source)?;
+        let defaults = (algorithm.defaults)();
+        let params = PyList::empty(py);
+        for spec in algorithm.params {
+            let param = PyDict::new(py);
+            param.set_item("name", spec.name)?;
+            param.set_item("default", defaults[spec.name].to_string())?;
+            param.set_item("unit", spec.unit)?;
+            param.set_item("range", spec.kind.range())?;
+            param.set_item("description", spec.description)?;
+            params.append(param)?;
+        }
+        entry.set_item("params", params)?;
+        list.append(entry)?;
+    }
+    Ok(list)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    Ok(())
+}

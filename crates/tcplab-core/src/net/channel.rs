@@ -177,7 +177,7 @@ impl Channel {
         let now = events.now();
         self.stats.offered_packets += 1;
         if self.busy_until <= now && self.queue.is_empty() {
-            self.stats.sojourn_us.saturating_record(0);
+            self.stats.sojourn_us.record(0).expect("microsecond values stay far below the auto-resizing histogram limit of 2^63");
             self.transmit(index, packet, pool, events);
             return;
         }
@@ -211,7 +211,7 @@ impl Channel {
         }
         if let Some(packet) = next {
             let waited = now - pool.get(packet).enqueued_at;
-            self.stats.sojourn_us.saturating_record(waited / NANOS_PER_MICRO);
+            self.stats.sojourn_us.record(waited / NANOS_PER_MICRO).expect("microsecond values stay far below the auto-resizing histogram limit of 2^63");
             self.stats.sojourn_sum += waited as u128;
             self.transmit(index, packet, pool, events);
         }

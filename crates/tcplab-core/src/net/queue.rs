@@ -17,7 +17,7 @@ pub enum EnqueueOutcome {
     Dropped,
 }
 
-pub trait QueueDiscipline {
+pub trait QueueDiscipline: Send {
     /// Offers a packet. On `Dropped` the caller releases the packet.
     fn enqueue(&mut self, packet: PacketId, pool: &mut PacketPool, now: SimTime) -> EnqueueOutcome;
     /// Takes the next packet to transmit. Packets an AQM drops at dequeue are pushed to `dropped`.

@@ -596,7 +596,7 @@ impl TcpSender {
         }
         let rtt_sample = latest_sent.map(|sent| now - sent);
         if let Some(rtt) = rtt_sample {
-            self.stats.rtt_us.saturating_record(rtt / NANOS_PER_MICRO);
+            self.stats.rtt_us.record(rtt / NANOS_PER_MICRO).expect("microsecond values stay far below the auto-resizing histogram limit of 2^63");
             self.stats.rtt_sum += rtt as u128;
         }
 

@@ -1,0 +1,91 @@
+"""The Python API: run, validate, list algorithms."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from tcplab import _core
+from tcplab.result import Result
+from tcplab.scenario import apply_overrides, load_scenario, to_json
+
+# Shortcuts for the most common overrides; any other keyword uses "__" for the dots of a key.
+_SHORTCUTS = {"duration": "simulation.duration", "seed": "simulation.seed", "run_index": "simulation.run"}
+
+
+def _prepare(scenario: str | Path | Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    data = load_scenario(scenario)
+    dotted = {_SHORTCUTS.get(key, key.replace("__", ".")): value for key, value in overrides.items()}
+    return apply_overrides(data, dotted)
+
+
+def validate(scenario: str | Path | Mapping[str, Any], **overrides: Any) -> str:
+    """Checks a scenario and returns it resolved (every default written out) as TOML.
+
+    Raises ScenarioError naming the key, the value and what is allowed.
+    """
+    return _core.validate(to_json(_prepare(scenario, overrides)))
+
+
+def run(
+    scenario: str | Path | Mapping[str, Any],
+    *,
+    progress: bool = False,
+    set: Mapping[str, Any] | None = None,  # noqa: A002 - mirrors the CLI's --set
+    **overrides: Any,
+) -> Result:
+    """Runs a scenario and returns its Result.
+
+    ``scenario`` is a TOML file path, TOML text or a dict. Keyword overrides: ``duration``,
+    ``seed`` and ``run_index`` set the simulation's; any other keyword is a key with ``__`` for
+    dots (``topology__bottleneck__rate="25Mbps"``); ``set`` takes dotted keys
+    (``{"flows.0.cc": "reno"}``). ``progress=True`` shows a progress bar on runs longer than about
+    two seconds.
+    """
+    data = _prepare(scenario, overrides)
+    if set:
+        data = apply_overrides(data, set)
+    simulation = _core.Simulation(to_json(data))
+    _advance(simulation, progress)
+    return Result.from_core(simulation.results(), simulation.resolved_toml())
+
+
+def _advance(simulation: Any, progress: bool) -> None:
+    """Runs in slices of simulated time so a progress bar can follow and Ctrl-C stays responsive."""
+    end = simulation.end_ns
+    slice_ns = max(end // 200, 1)
+    started = time.monotonic()
+    bar = None
+    try:
+        while not simulation.finished:
+            simulation.run_until(min(simulation.now_ns + slice_ns, end))
+            if progress and bar is None and time.monotonic() - started > 2.0:
+                bar = _progress_bar(end)
+            if bar is not None:
+                bar[0].update(bar[1], completed=simulation.now_ns / 1e9)
+    finally:
+        if bar is not None:
+            bar[0].stop()
+
+
+def _progress_bar(end_ns: int) -> tuple[Any, Any]:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    progress = Progress(
+        TextColumn("simulating"),
+        BarColumn(),
+        TextColumn("{task.completed:.1f} / {task.total:.1f} s simulated"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        transient=True,
+    )
+    task = progress.add_task("run", total=end_ns / 1e9)
+    progress.start()
+    return progress, task
+
+
+def algorithms() -> list[dict[str, Any]]:
+    """Every registered congestion control algorithm with its parameters and defaults."""
+    return _core.algorithms()
