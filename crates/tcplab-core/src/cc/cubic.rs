@@ -274,7 +274,7 @@ impl CongestionControl for Cubic {
             }
         }
         // Linux cubictcp_cong_avoid.
-        if ack.in_recovery || (self.config.freeze_when_not_cwnd_limited && !ack.cwnd_limited) {
+        if !ack.may_raise_cwnd() || (self.config.freeze_when_not_cwnd_limited && !ack.cwnd_limited) {
             return;
         }
         let mut acked = ack.acked_segments;

@@ -7,6 +7,7 @@
 //! Windows cross the trait in bytes; an algorithm may count segments inside (Linux-style ones do).
 
 pub mod cubic;
+pub mod harness;
 pub mod newreno;
 pub mod reno;
 pub mod window;
@@ -34,17 +35,28 @@ pub struct AckEvent {
     pub min_rtt: SimDuration,
     pub bytes_in_flight_before: u64,
     pub bytes_in_flight: u64,
-    /// The sender is in fast recovery: algorithms must not grow cwnd (the recovery rules own it).
+    /// The sender is in fast recovery, or in the round after an ECN reduction (Linux's CWR
+    /// state): algorithms must not grow cwnd (the recovery rules own it).
     pub in_recovery: bool,
     /// Linux `tcp_is_cwnd_limited`: the flow used its window recently.
     pub cwnd_limited: bool,
     /// The application had nothing to send when the window allowed it.
     pub app_limited: bool,
+    /// The cumulative acknowledgement moved forward (not only SACK information).
+    pub snd_una_advanced: bool,
     /// The ACK carried ECN-Echo.
     pub ece: bool,
     /// Highest cumulatively acknowledged byte and next new byte to send, for round tracking.
     pub snd_una: u64,
     pub snd_nxt: u64,
+}
+
+impl AckEvent {
+    /// Linux's `tcp_may_raise_cwnd` (RFC 5681): grow only on in-order delivery, never in
+    /// recovery. Duplicate ACKs with SACK information still report RTT and delivery.
+    pub fn may_raise_cwnd(&self) -> bool {
+        self.snd_una_advanced && !self.in_recovery
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

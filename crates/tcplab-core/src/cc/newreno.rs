@@ -75,7 +75,7 @@ impl NewReno {
 
 impl CongestionControl for NewReno {
     fn on_ack(&mut self, ack: &AckEvent) {
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        if !ack.may_raise_cwnd() || ack.acked_bytes == 0 {
             return;
         }
         if self.config.freeze_when_not_cwnd_limited && !ack.cwnd_limited {

@@ -66,7 +66,7 @@ impl Reno {
 
 impl CongestionControl for Reno {
     fn on_ack(&mut self, ack: &AckEvent) {
-        if ack.in_recovery || (self.config.freeze_when_not_cwnd_limited && !ack.cwnd_limited) {
+        if !ack.may_raise_cwnd() || (self.config.freeze_when_not_cwnd_limited && !ack.cwnd_limited) {
             return;
         }
         let mut acked = ack.acked_segments;

@@ -537,6 +537,10 @@ impl TcpSender {
         let now = ctx.events.now();
         let mss = self.config.mss;
         let in_flight_before = self.bytes_in_flight();
+        // The ACK that ends recovery sets cwnd = ssthresh and nothing more (RFC 6582 step 3).
+        let was_in_recovery = self.in_recovery;
+        // RFC 5681 FlightSize: sent and not cumulatively acknowledged, before this ACK.
+        let flight_size_before = self.snd_nxt - self.snd_una;
         self.peer_window = ack.receive_window;
 
         // 1. Cumulative acknowledgement.
@@ -627,7 +631,7 @@ impl TcpSender {
         } else if !self.in_timeout_recovery && self.snd_una >= self.recover {
             let head_lost = self.segments.front().is_some_and(|s| s.lost);
             if self.duplicate_acks >= self.config.duplicate_threshold || (head_lost && new_sack_info) {
-                self.enter_recovery(now, in_flight_before);
+                self.enter_recovery(flight_size_before, ctx);
             }
         }
 
@@ -637,7 +641,7 @@ impl TcpSender {
             self.cc.on_congestion_event(&CongestionEvent {
                 now,
                 kind: CongestionKind::Ecn,
-                bytes_in_flight: in_flight_before,
+                bytes_in_flight: flight_size_before,
                 snd_nxt: self.snd_nxt,
             });
             self.ecn_recover = self.snd_nxt;
@@ -646,6 +650,8 @@ impl TcpSender {
 
         // 5. The algorithm sees every ACK that acknowledged something.
         if newly_acked_bytes > 0 || rtt_sample.is_some() {
+            // Linux's CWR state: no growth until the window that saw the ECE is acknowledged.
+            let in_cwr_round = self.config.ecn && self.stats.ecn_reductions > 0 && self.snd_una < self.ecn_recover;
             let event = AckEvent {
                 now,
                 acked_bytes: newly_acked_bytes,
@@ -655,9 +661,10 @@ impl TcpSender {
                 min_rtt: self.rtt.min_rtt.unwrap_or(0),
                 bytes_in_flight_before: in_flight_before,
                 bytes_in_flight: self.bytes_in_flight(),
-                in_recovery: self.in_recovery,
+                in_recovery: was_in_recovery || self.in_recovery || in_cwr_round,
                 cwnd_limited: self.is_cwnd_limited(),
                 app_limited: self.app_limited,
+                snd_una_advanced: ack_advances,
                 ece: ack.ece,
                 snd_una: self.snd_una,
                 snd_nxt: self.snd_nxt,
@@ -709,31 +716,37 @@ impl TcpSender {
         self.loss_marked_below = self.loss_marked_below.max(boundary as u64);
     }
 
-    fn enter_recovery(&mut self, now: SimTime, in_flight: u64) {
+    /// RFC 6582 steps 1-2 and RFC 6675 steps 4.1-4.3: ssthresh from FlightSize (via the
+    /// algorithm), then retransmit the first unacknowledged segment whatever the window says.
+    fn enter_recovery(&mut self, flight_size: u64, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
         self.in_recovery = true;
         self.partial_ack_seen = false;
         self.recover = self.snd_nxt;
         self.ecn_recover = self.snd_nxt;
         self.cwr_pending = self.config.ecn;
         self.stats.fast_recoveries += 1;
-        let flight_size = match self.config.recovery {
-            // RFC 5681 FlightSize: data sent and not cumulatively acknowledged.
-            RecoveryMode::NewReno => self.snd_nxt - self.snd_una,
-            RecoveryMode::Sack => in_flight,
-        };
         self.cc.on_congestion_event(&CongestionEvent {
             now,
             kind: CongestionKind::FastRetransmit,
             bytes_in_flight: flight_size,
             snd_nxt: self.snd_nxt,
         });
-        if !self.segments.is_empty() {
-            self.mark_lost(0);
-        }
         self.inflation = match self.config.recovery {
             RecoveryMode::NewReno => (self.config.duplicate_threshold as u64 * self.config.mss) as i64,
             RecoveryMode::Sack => 0,
         };
+        self.retransmit_first_unacknowledged(ctx);
+    }
+
+    /// Marks the first unacknowledged segment lost and resends it now, outside the window.
+    fn retransmit_first_unacknowledged(&mut self, ctx: &mut EndpointContext) {
+        let Some(first) = self.segments.front() else { return };
+        if first.sacked || first.retransmission_in_flight {
+            return;
+        }
+        self.mark_lost(0);
+        self.retransmit(0, ctx);
     }
 
     fn on_partial_ack(&mut self, newly_acked: u64, ctx: &mut EndpointContext) {
@@ -748,10 +761,15 @@ impl TcpSender {
             }
         }
         self.partial_ack_seen = true;
-        // The new first segment was sent before recovery began: it is lost too.
-        if let Some(first) = self.segments.front() {
-            if !first.sacked && !first.lost && !first.retransmission_in_flight {
-                self.mark_lost(0);
+        match self.config.recovery {
+            // RFC 6582 step 5: retransmit the first unacknowledged segment at once.
+            RecoveryMode::NewReno => self.retransmit_first_unacknowledged(ctx),
+            // The new first segment was sent before recovery began: it is lost too, and goes
+            // out when the pipe allows.
+            RecoveryMode::Sack => {
+                if self.segments.front().is_some_and(|f| !f.sacked && !f.lost) {
+                    self.mark_lost(0);
+                }
             }
         }
     }

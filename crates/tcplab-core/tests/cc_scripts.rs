@@ -1,0 +1,194 @@
+//! Scripted ACK/loss sequences through the fake sender, with hand-worked expected windows.
+
+use serde_json::{json, Value};
+use tcplab_core::cc::harness::FakeSender;
+use tcplab_core::time::{NANOS_PER_MILLI as MS, NANOS_PER_SEC as SEC};
+
+const MSS: u64 = 1000;
+
+fn sender(name: &str, params: Value, rtt_ms: u64) -> FakeSender {
+    FakeSender::new(name, &params, MSS, 10, rtt_ms * MS)
+}
+
+#[test]
+fn reno_doubles_per_rtt_in_slow_start_even_with_delayed_acks() {
+    // Linux counts acked segments, so an ACK for 2 segments grows cwnd by 2: 10 -> 20 -> 40.
+    let mut s = sender("reno", Value::Null, 100);
+    s.round_trip(2);
+    assert_eq!(s.cwnd_segments(), 20.0);
+    s.round_trip(2);
+    assert_eq!(s.cwnd_segments(), 40.0);
+}
+
+#[test]
+fn reno_halves_on_loss_holds_during_recovery_then_adds_one_per_rtt() {
+    let mut s = sender("reno", Value::Null, 100);
+    s.round_trip(1);
+    s.round_trip(1); // cwnd 40
+    s.fill_window();
+    s.lose();
+    assert_eq!((s.cwnd_segments(), s.ssthresh_segments()), (20.0, 20.0));
+    // ACKs during recovery do not grow the window.
+    s.ack(10);
+    assert_eq!(s.cwnd_segments(), 20.0);
+    s.advance(100 * MS);
+    while s.in_flight() > 0 {
+        s.ack(1);
+    }
+    // Recovery ends on the last ACK with cwnd = ssthresh = 20; that ACK is the first credit.
+    assert_eq!(s.cwnd_segments(), 20.0);
+    for expected in [21.0, 22.0, 23.0] {
+        s.round_trip(1);
+        assert_eq!(s.cwnd_segments(), expected);
+    }
+}
+
+#[test]
+fn reno_timeout_sets_the_loss_window() {
+    let mut s = sender("reno", Value::Null, 100);
+    s.round_trip(1); // 20
+    s.fill_window();
+    s.timeout();
+    assert_eq!((s.cwnd_segments(), s.ssthresh_segments()), (1.0, 10.0));
+    s.round_trip(1);
+    s.round_trip(1);
+    s.round_trip(1);
+    s.round_trip(1);
+    // Slow start 1 -> 2 -> 4 -> 8 -> 10 (stops at ssthresh), leftover acks go to avoidance.
+    assert_eq!(s.cwnd_segments(), 10.0);
+}
+
+#[test]
+fn reno_does_not_grow_when_not_cwnd_limited_unless_told_to() {
+    let mut frozen = sender("reno", Value::Null, 100);
+    frozen.cwnd_limited = false;
+    frozen.round_trip(1);
+    assert_eq!(frozen.cwnd_segments(), 10.0);
+    let mut growing = sender("reno", json!({"freeze_when_not_cwnd_limited": false}), 100);
+    growing.cwnd_limited = false;
+    growing.round_trip(1);
+    assert_eq!(growing.cwnd_segments(), 20.0);
+}
+
+#[test]
+fn newreno_grows_per_ack_so_delayed_acks_slow_it_down() {
+    // RFC 5681 per-ACK growth by min(acked, 1 SMSS): 10 segments in 5 ACKs -> 15.
+    let mut s = sender("newreno", Value::Null, 100);
+    s.round_trip(2);
+    assert_eq!(s.cwnd_segments(), 15.0);
+    // With RFC 3465 L = 2 each 2-segment ACK adds 2: 10 -> 20.
+    let mut abc = sender("newreno", json!({"abc_limit": 2}), 100);
+    abc.round_trip(2);
+    assert_eq!(abc.cwnd_segments(), 20.0);
+}
+
+#[test]
+fn newreno_loss_uses_flight_size_and_congestion_avoidance_adds_about_one_segment_per_rtt() {
+    let mut s = sender("newreno", Value::Null, 100);
+    s.round_trip(1); // 20
+    s.fill_window();
+    s.ack(4); // 4 segments acknowledged: cwnd 24, flight 20 + 4 new = 20 after refill
+    s.fill_window();
+    let flight = s.in_flight();
+    s.lose();
+    assert_eq!(s.cc.ssthresh(), flight / 2);
+    assert_eq!(s.cc.cwnd(), flight / 2);
+    s.advance(100 * MS);
+    while s.in_flight() > 0 {
+        s.ack(1);
+    }
+    let before = s.cc.cwnd();
+    s.round_trip(1);
+    // Per ACK cwnd += MSS^2 / cwnd: one window of ACKs adds a little under one segment.
+    let grown = (s.cc.cwnd() - before) as f64 / MSS as f64;
+    assert!((0.9..=1.0).contains(&grown), "grew by {grown} segments");
+}
+
+/// Slow start from 10 segments until cwnd passes 100 (it reaches 160), then a loss and the end
+/// of its recovery.
+fn cubic_after_slow_start_loss(params: Value, rtt_ms: u64) -> FakeSender {
+    let mut s = sender("cubic", params, rtt_ms);
+    while s.cwnd_segments() < 100.0 {
+        s.round_trip(1);
+    }
+    s.lose();
+    s.advance(rtt_ms * MS);
+    while s.in_flight() > 0 {
+        s.ack(1);
+    }
+    s
+}
+
+#[test]
+fn cubic_returns_to_w_max_near_k_then_probes_beyond() {
+    let mut s = cubic_after_slow_start_loss(json!({"hystart": false, "tcp_friendliness": false}), 100);
+    // Slow start stopped at 160 segments (10 -> 20 -> ... -> 160); W_max = 160, cwnd = 112.
+    let w_max = 160.0;
+    assert_eq!(s.cwnd_segments(), 112.0);
+    // K = cbrt((160 - 112) / 0.4) = cbrt(120) = 4.93 s. The epoch starts at the first ACK in
+    // congestion avoidance, one RTT after the loss.
+    let k = ((w_max - 112.0) / 0.4f64).cbrt();
+    let epoch_start = s.now;
+    while (s.now - epoch_start) as f64 / SEC as f64 + 0.1 < k {
+        s.round_trip(1);
+    }
+    let at_k = s.cwnd_segments();
+    assert!((w_max - 3.0..=w_max + 1.0).contains(&at_k), "cwnd {at_k} at t = K, W_max {w_max}");
+    // Past K the curve is convex: the second 20 round trips add more than the first 20.
+    let mut history = vec![at_k];
+    for _ in 0..40 {
+        s.round_trip(1);
+        history.push(s.cwnd_segments());
+    }
+    let first_half = history[20] - history[0];
+    let second_half = history[40] - history[20];
+    assert!(second_half > first_half, "convex region accelerates: {first_half} then {second_half}");
+}
+
+#[test]
+fn cubic_reno_friendly_region_dominates_at_short_rtt() {
+    // At 1 ms RTT the cubic curve barely moves in 0.1 s, but W_est grows by alpha = 0.53
+    // segments per RTT: about 53 segments in 100 RTTs.
+    let mut friendly = cubic_after_slow_start_loss(json!({"hystart": false}), 1);
+    let mut pure = cubic_after_slow_start_loss(json!({"hystart": false, "tcp_friendliness": false}), 1);
+    let start = friendly.cwnd_segments();
+    assert_eq!(start, pure.cwnd_segments());
+    for _ in 0..100 {
+        friendly.round_trip(1);
+        pure.round_trip(1);
+    }
+    let friendly_gain = friendly.cwnd_segments() - start;
+    let pure_gain = pure.cwnd_segments() - start;
+    assert!((40.0..=60.0).contains(&friendly_gain), "Reno-friendly gain {friendly_gain}");
+    assert!(pure_gain < 10.0, "cubic-only gain {pure_gain}");
+}
+
+#[test]
+fn cubic_hystart_leaves_slow_start_when_the_rtt_rises() {
+    let mut s = sender("cubic", Value::Null, 100);
+    s.round_trip(1);
+    s.round_trip(1); // 40 segments, min RTT 100 ms
+    // Threshold: 100 ms + clamp(100 / 8, 4, 16) = 112.5 ms. A round at 120 ms exits after 8 samples.
+    s.rtt = 120 * MS;
+    s.round_trip(1);
+    assert!(s.ssthresh_segments() < 1e6, "HyStart set ssthresh");
+    assert!(s.cwnd_segments() <= s.ssthresh_segments() + 40.0);
+    let mut without = sender("cubic", json!({"hystart": false}), 100);
+    without.round_trip(1);
+    without.round_trip(1);
+    without.rtt = 120 * MS;
+    without.round_trip(1);
+    assert!(without.ssthresh_segments() > 1e6, "no HyStart: still in slow start");
+}
+
+#[test]
+fn cubic_fast_convergence_releases_bandwidth() {
+    // Two losses in a row at falling windows: the second W_max is (1 + 0.7) / 2 of cwnd.
+    let mut s = sender("cubic", json!({"hystart": false}), 100);
+    for _ in 0..3 {
+        s.round_trip(1);
+    } // 80
+    s.lose(); // W_max 80, cwnd 56
+    s.lose(); // cwnd 56 < W_max: W_max = 56 * 0.85 = 47, cwnd = 39
+    assert_eq!(s.cwnd_segments(), 39.0);
+}

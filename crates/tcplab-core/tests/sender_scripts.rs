@@ -1,0 +1,247 @@
+//! Scripted ACK sequences through the real TCP sender: what it retransmits, when, and what window
+//! it uses, for NewReno (RFC 6582) and SACK (RFC 6675) recovery, the retransmission timer
+//! (RFC 6298, Karn) and ECN (RFC 3168).
+
+use serde_json::Value;
+use tcplab_core::cc::{self, ConnectionInfo};
+use tcplab_core::net::packet::{Packet, PacketKind, MAX_SACK_BLOCKS};
+use tcplab_core::sim::{Event, EventQueue};
+use tcplab_core::tcp::sender::TcpSender;
+use tcplab_core::tcp::{EndpointContext, RecoveryMode, TcpConfig};
+use tcplab_core::time::{NANOS_PER_MILLI as MS, NANOS_PER_SEC as SEC};
+
+const MSS: u64 = 1000;
+
+struct Script {
+    sender: TcpSender,
+    events: EventQueue,
+    outbox: Vec<Packet>,
+}
+
+fn config(recovery: RecoveryMode) -> TcpConfig {
+    TcpConfig {
+        mss: MSS,
+        header_bytes: 40,
+        initial_window_segments: 10,
+        recovery,
+        limited_transmit: true,
+        duplicate_threshold: 3,
+        min_rto: 200 * MS,
+        initial_rto: SEC,
+        max_rto: 60 * SEC,
+        clock_granularity: MS,
+        delayed_ack: false,
+        delayed_ack_count: 2,
+        delayed_ack_timeout: 40 * MS,
+        ecn: true,
+        receive_window: 1_000_000,
+    }
+}
+
+impl Script {
+    /// A bulk sender with `newreno` window rules; it sends its initial window at once.
+    fn new(recovery: RecoveryMode) -> Self {
+        let controller = cc::create("newreno", &Value::Null, ConnectionInfo { mss: MSS, initial_window_segments: 10 }).unwrap();
+        let mut script = Script { sender: TcpSender::new(0, 1, config(recovery), controller), events: EventQueue::new(), outbox: Vec::new() };
+        script.sender.app_write(u64::MAX, &mut EndpointContext { events: &mut script.events, outbox: &mut script.outbox });
+        script
+    }
+
+    /// Segment numbers of the data packets sent since the last call.
+    fn sent(&mut self) -> Vec<u64> {
+        self.outbox.drain(..).map(|p| p.sequence / MSS).collect()
+    }
+
+    fn at(&mut self, millis: u64) {
+        // Fire due timers on the way, as the simulation would.
+        while let Some(event) = self.events.pop_until(millis * MS) {
+            if let Event::RetransmitTimer { .. } = event {
+                self.sender.on_rto_timer(&mut EndpointContext { events: &mut self.events, outbox: &mut self.outbox });
+            }
+        }
+        self.events.advance_to(millis * MS);
+    }
+
+    /// An ACK for segments below `next_segment`, with SACK blocks in segments [start, end).
+    fn ack(&mut self, next_segment: u64, sack: &[(u64, u64)]) {
+        self.ack_with(next_segment, sack, false);
+    }
+
+    fn ack_with(&mut self, next_segment: u64, sack: &[(u64, u64)], ece: bool) {
+        let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+        for (slot, &(s, e)) in blocks.iter_mut().zip(sack) {
+            *slot = (s * MSS, e * MSS);
+        }
+        let packet = Packet {
+            kind: PacketKind::TcpAck,
+            ack: next_segment * MSS,
+            sack: blocks,
+            sack_count: sack.len() as u8,
+            receive_window: 1_000_000,
+            ece,
+            ..Packet::default()
+        };
+        self.sender.on_ack(&packet, &mut EndpointContext { events: &mut self.events, outbox: &mut self.outbox });
+    }
+
+    fn cwnd_segments(&self) -> f64 {
+        self.sender.effective_cwnd() as f64 / MSS as f64
+    }
+}
+
+#[test]
+fn newreno_retransmits_on_the_third_duplicate_ack_and_inflates() {
+    let mut s = Script::new(RecoveryMode::NewReno);
+    assert_eq!(s.sent(), (0..10).collect::<Vec<_>>());
+    s.at(100);
+    // Segment 0 arrives; segment 1 is lost; 2, 3, 4 produce duplicate ACKs.
+    s.ack(1, &[]);
+    assert_eq!(s.sent(), vec![10, 11], "slow start: one ACK opens 2 segments (cwnd 11)");
+    s.ack(1, &[]);
+    assert_eq!(s.sent(), vec![12], "limited transmit after duplicate 1");
+    s.ack(1, &[]);
+    assert_eq!(s.sent(), vec![13], "limited transmit after duplicate 2");
+    s.ack(1, &[]);
+    // FlightSize at the third duplicate: segments 1..13 = 13 -> ssthresh = 6.5 segments.
+    assert_eq!(s.sent(), vec![1], "fast retransmit of the first unacknowledged segment");
+    assert_eq!(s.sender.stats.fast_recoveries, 1);
+    assert_eq!(s.sender.cc.ssthresh(), 6_500);
+    assert_eq!(s.cwnd_segments(), 9.5, "ssthresh + 3 segments of inflation");
+    // Each further duplicate inflates by one segment; new data goes out once the pipe allows.
+    for _ in 0..7 {
+        s.ack(1, &[]);
+    }
+    assert_eq!(s.cwnd_segments(), 16.5);
+    assert_eq!(s.sent(), vec![14, 15, 16], "flight 13 < 16.5 - 1: three new segments");
+}
+
+#[test]
+fn newreno_partial_ack_retransmits_the_next_hole_and_full_ack_ends_recovery() {
+    let mut s = Script::new(RecoveryMode::NewReno);
+    s.sent();
+    s.at(100);
+    // Segments 0 and 5 are lost: duplicates for 1..4 and 6..9 (8 of them). Duplicates 1 and 2
+    // send a new segment each (limited transmit), the third retransmits segment 0.
+    for _ in 0..3 {
+        s.ack(0, &[]);
+    }
+    assert_eq!(s.sent(), vec![10, 11, 0]);
+    for _ in 0..6 {
+        s.ack(0, &[]);
+    }
+    s.sent();
+    s.at(200);
+    // The retransmitted 0 arrives: the ACK covers 0..4 and stops at the hole at 5 (partial).
+    s.ack(5, &[]);
+    assert_eq!(s.sent().first(), Some(&5), "partial ACK retransmits the next hole at once");
+    assert!(s.sender.is_in_recovery());
+    // Everything up to the recovery point arrives: recovery ends with cwnd = ssthresh.
+    let recover = 10 + 2; // 10 initial + 2 limited-transmit segments were outstanding at entry
+    s.at(300);
+    s.ack(recover, &[]);
+    assert!(!s.sender.is_in_recovery());
+    assert_eq!(s.sender.effective_cwnd(), s.sender.cc.ssthresh());
+    assert_eq!(s.sender.stats.retransmitted_segments, 2);
+    assert_eq!(s.sender.stats.timeouts, 0);
+}
+
+#[test]
+fn sack_marks_lost_after_three_sacked_segments_and_repairs_two_holes_in_one_recovery() {
+    let mut s = Script::new(RecoveryMode::Sack);
+    s.sent();
+    s.at(100);
+    // Segment 1 and 5 are lost.
+    s.ack(1, &[]);
+    assert_eq!(s.sent(), vec![10, 11]);
+    // Each SACKed segment leaves the pipe, so one new segment goes out per duplicate ACK; the
+    // window itself does not grow on duplicates (growth needs in-order delivery).
+    s.ack(1, &[(2, 3)]);
+    s.ack(1, &[(2, 4)]);
+    assert_eq!(s.sent(), vec![12, 13], "not lost yet: only 2 segments SACKed above segment 1");
+    s.ack(1, &[(2, 5)]);
+    let sent = s.sent();
+    assert_eq!(sent.first(), Some(&1), "IsLost(1): three segments SACKed above it");
+    assert_eq!(s.sender.stats.fast_recoveries, 1);
+    // 6, 7, 8 arrive: segment 5 now has three SACKed segments above it and is lost. The pipe is
+    // 13 outstanding - 6 SACKed - 2 lost + 1 retransmitted = 6 segments, not below cwnd = 6.5,
+    // so the repair waits (RFC 6675 sends only while pipe < cwnd)...
+    s.ack(1, &[(6, 7), (2, 5)]);
+    s.ack(1, &[(6, 8), (2, 5)]);
+    s.ack(1, &[(6, 9), (2, 5)]);
+    assert!(!s.sent().contains(&5));
+    // ...until one more SACKed segment lowers the pipe to 5: the lost segment goes first.
+    s.ack(1, &[(6, 10), (2, 5)]);
+    let sent = s.sent();
+    assert_eq!(sent.first(), Some(&5), "second hole retransmitted without a timeout: {sent:?}");
+    assert_eq!(s.sender.stats.fast_recoveries, 1);
+    assert_eq!(s.sender.stats.retransmitted_segments, 2);
+}
+
+#[test]
+fn timeout_goes_back_to_one_segment_backs_off_and_karn_ignores_the_retransmission() {
+    let mut s = Script::new(RecoveryMode::Sack);
+    s.sent();
+    // No ACK at all: the initial RTO (1 s) expires.
+    s.at(999);
+    assert!(s.sent().is_empty());
+    s.at(1000);
+    assert_eq!(s.sent(), vec![0], "the first segment is retransmitted");
+    assert_eq!(s.sender.stats.timeouts, 1);
+    assert_eq!(s.sender.cc.cwnd(), MSS, "loss window");
+    // The backed-off timer is 2 s: nothing at 2.9 s, the second timeout at 3 s.
+    s.at(2999);
+    assert!(s.sent().is_empty());
+    s.at(3000);
+    assert_eq!(s.sent(), vec![0]);
+    assert_eq!(s.sender.stats.timeouts, 2);
+    // The ACK for a retransmitted segment gives no RTT sample (Karn).
+    s.at(3100);
+    s.ack(1, &[]);
+    assert_eq!(s.sender.rtt.srtt, None);
+    assert_eq!(s.sent(), vec![1, 2], "slow start from the loss window, go-back-N");
+}
+
+#[test]
+fn rtt_samples_set_the_timer() {
+    let mut s = Script::new(RecoveryMode::Sack);
+    s.sent();
+    s.at(100);
+    s.ack(1, &[]);
+    // First sample 100 ms: SRTT 100, RTTVAR 50, RTO = 100 + 200 = 300 ms.
+    assert_eq!(s.sender.rtt.srtt, Some(100 * MS));
+    assert_eq!(s.sender.rtt.rto(), 300 * MS);
+}
+
+#[test]
+fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
+    let mut s = Script::new(RecoveryMode::Sack);
+    s.sent();
+    s.at(100);
+    s.ack(1, &[]); // cwnd 11, segments 10, 11 sent
+    s.outbox.clear();
+    s.ack_with(2, &[], true);
+    assert_eq!(s.sender.stats.ecn_reductions, 1);
+    let cwnd_after = s.sender.cc.cwnd();
+    // FlightSize was 11 segments: ssthresh = cwnd = 5.5 segments.
+    assert_eq!(cwnd_after, 5_500);
+    // More ECE within the same window: no second reduction.
+    s.ack_with(3, &[], true);
+    s.ack_with(4, &[], true);
+    assert_eq!(s.sender.stats.ecn_reductions, 1);
+    // The next new segment carries CWR.
+    s.ack(9, &[]);
+    let sent: Vec<Packet> = s.outbox.drain(..).collect();
+    assert!(!sent.is_empty());
+    assert!(sent[0].cwr, "first new segment after the reduction carries CWR");
+    assert!(sent[1..].iter().all(|p| !p.cwr));
+}
+
+#[test]
+fn receive_window_limits_the_sender() {
+    let mut s = Script::new(RecoveryMode::Sack);
+    s.sent();
+    s.at(100);
+    let packet = Packet { kind: PacketKind::TcpAck, ack: MSS, receive_window: 3 * MSS, ..Packet::default() };
+    s.sender.on_ack(&packet, &mut EndpointContext { events: &mut s.events, outbox: &mut s.outbox });
+    assert!(s.sent().is_empty(), "9 segments outstanding exceed a 3-segment window");
+}
