@@ -1,0 +1,112 @@
+"""The Python API: run, overrides, results, saving, plots."""
+
+import pandas as pd
+import pytest
+
+import tcplab
+
+
+def test_run_returns_tables_with_one_row_per_flow(quickstart):
+    result = tcplab.run(quickstart, duration="3s")
+    assert list(result.flows["name"]) == ["cubic-0", "cubic-1", "newreno-2"]
+    assert list(result.flows["cc"]) == ["cubic", "cubic", "newreno"]
+    assert result.summary["simulated_seconds"] == pytest.approx(3.0)
+    assert result.summary["tcplab_version"] == tcplab.__version__
+    # The bottleneck carried nearly its 50 Mbit/s once the flows were up.
+    bottleneck = result.links[(result.links["link"] == "bottleneck") & (result.links["direction"] == "forward")].iloc[0]
+    assert bottleneck["rate_bps"] == 50_000_000
+    assert bottleneck["utilization"] > 0.8
+    # Time series: every flow every 50 ms from 0 to 3 s inclusive, with names.
+    assert set(result.timeseries["name"]) == {"cubic-0", "cubic-1", "newreno-2"}
+    assert len(result.timeseries) == 3 * 61
+    # The NewReno flow starts at 2 s: no window before that.
+    late = result.timeseries[result.timeseries["name"] == "newreno-2"]
+    assert late[late["time_s"] < 2.0]["cwnd_bytes"].isna().all()
+    assert late[late["time_s"] > 2.1]["cwnd_bytes"].notna().all()
+
+
+def test_overrides_by_keyword_and_dotted_keys(quickstart):
+    result = tcplab.run(quickstart, duration="2s", topology__bottleneck__rate="10Mbps", set={"flows.1.cc": "reno"})
+    assert result.links["rate_bps"].iloc[0] == 10_000_000
+    assert list(result.flows["cc"]) == ["cubic", "cubic", "reno"]
+
+
+def test_a_dict_scenario_runs():
+    scenario = {
+        "simulation": {"duration": "1s"},
+        "topology": {"kind": "dumbbell", "bottleneck": {"rate": "5Mbps", "delay": "10ms"}},
+        "flows": [{"cc": "reno", "size": "100KB"}],
+    }
+    result = tcplab.run(scenario)
+    flow = result.flows.iloc[0]
+    assert flow["bytes_delivered"] == 100_000
+    assert 0 < flow["completion_time_s"] < 1.0
+
+
+def test_same_seed_gives_byte_identical_files_and_another_seed_does_not(quickstart, tmp_path):
+    spread = {"flows.0.start_spread": "500ms"}
+    outputs = []
+    for name, seed in [("a", 4), ("b", 4), ("c", 5)]:
+        result = tcplab.run(quickstart, duration="3s", seed=seed, set=spread)
+        outputs.append({p.name: p.read_bytes() for p in result.save(tmp_path / name)})
+    a, b, c = outputs
+    assert set(a) == {"flows.parquet", "links.parquet", "timeseries.parquet", "queues.parquet", "summary.json", "scenario.toml"}
+    assert a == b
+    assert a["flows.parquet"] != c["flows.parquet"]
+    assert a["timeseries.parquet"] != c["timeseries.parquet"]
+
+
+def test_saved_tables_read_back(quickstart, tmp_path):
+    result = tcplab.run(quickstart, duration="1s")
+    result.save(tmp_path)
+    flows = pd.read_parquet(tmp_path / "flows.parquet")
+    pd.testing.assert_frame_equal(flows, result.flows)
+    text = (tmp_path / "scenario.toml").read_text()
+    # The stored scenario has every default written out, and runs again to the same result.
+    assert "beta = 0.7" in text and "mss = \"1448B\"" in text
+    again = tcplab.run(text.split("\n", 1)[1])
+    pd.testing.assert_frame_equal(again.flows, result.flows)
+
+
+def test_plot_returns_a_figure_and_saves_png(quickstart, tmp_path):
+    result = tcplab.run(quickstart, duration="2s")
+    figure = result.plot(tmp_path / "overview.png")
+    assert len(figure.axes) == 4
+    assert (tmp_path / "overview.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_progress_bar_on_a_short_run_is_harmless(quickstart):
+    result = tcplab.run(quickstart, duration="1s", progress=True)
+    assert len(result.flows) == 3
+
+
+def test_algorithms_list_parameters_with_defaults():
+    registry = {a["name"]: a for a in tcplab.algorithms()}
+    assert {"reno", "newreno", "cubic"} <= set(registry)
+    beta = next(p for p in registry["cubic"]["params"] if p["name"] == "beta")
+    assert beta["default"] == "0.7" and beta["range"] == "0.1 to 0.99"
+
+
+@pytest.mark.parametrize(
+    ("override", "key", "fragment"),
+    [
+        ({"topology__bottleneck__rate": "50MBps"}, "topology.bottleneck.rate", "unknown unit 'MBps'"),
+        ({"topology__bottleneck__rate": "-5Mbps"}, "topology.bottleneck.rate", "negative"),
+        ({"set": {"flows.0.cc": "vegas9"}}, "flows[0].cc", "unknown algorithm 'vegas9'"),
+        ({"set": {"flows.0.params": {"beta": 3}}}, "flows[0].params", "beta = 3 is out of range"),
+        ({"duration": 5}, "simulation.duration", "has no unit"),
+        ({"set": {"flows.7.cc": "reno"}}, "flows.7.cc", "has 2 entries"),
+    ],
+)
+def test_bad_input_raises_scenario_error_naming_the_key(quickstart, override, key, fragment):
+    with pytest.raises(tcplab.ScenarioError) as info:
+        tcplab.run(quickstart, **override)
+    text = info.value.args[0]
+    assert text.startswith(key), text
+    assert fragment in text, text
+
+
+def test_validate_returns_the_resolved_scenario(quickstart):
+    resolved = tcplab.validate(quickstart)
+    assert "recovery = \"sack\"" in resolved
+    assert "hystart = true" in resolved
