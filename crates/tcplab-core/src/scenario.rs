@@ -276,6 +276,8 @@ pub struct TcpSpec {
     pub ecn: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receive_window: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<bool>,
 }
 
 impl TcpSpec {
@@ -298,6 +300,7 @@ impl TcpSpec {
             delayed_ack_timeout: Some(Duration(40 * NANOS_PER_MILLI)),
             ecn: Some(false),
             receive_window: Some(Bytes(64_000_000)),
+            pacing: Some(false),
         }
     }
 
@@ -308,7 +311,8 @@ impl TcpSpec {
         }
         pick!(
             mss, header, initial_window, recovery, limited_transmit, duplicate_threshold, min_rto, initial_rto,
-            max_rto, clock_granularity, delayed_ack, delayed_ack_count, delayed_ack_timeout, ecn, receive_window
+            max_rto, clock_granularity, delayed_ack, delayed_ack_count, delayed_ack_timeout, ecn, receive_window,
+            pacing
         )
     }
 
@@ -381,6 +385,7 @@ impl TcpSpec {
             delayed_ack_timeout: get(full.delayed_ack_timeout),
             ecn: full.ecn.expect("defaults fill every key"),
             receive_window,
+            pacing: full.pacing.expect("defaults fill every key"),
         })
     }
 }

@@ -112,7 +112,7 @@ struct SeriesColumns {
     srtt_ms: Vec<f64>,
     in_flight: Vec<f64>,
     throughput: Vec<f64>,
-    state: Vec<String>,
+    state: Vec<&'static str>,
     queue_time: Vec<f64>,
     queue_link: Vec<String>,
     queue_direction: Vec<&'static str>,
@@ -677,7 +677,7 @@ impl Simulation {
             series.in_flight.push(if_started(f.sender.bytes_in_flight() as f64));
             series.throughput.push(if now == 0 { 0.0 } else { (delivered - f.delivered_at_last_sample) as f64 * 8.0 / interval });
             let state = if f.sender.is_in_recovery() { "recovery" } else { f.sender.cc.state_name() };
-            series.state.push(state.to_string());
+            series.state.push(state);
             f.delivered_at_last_sample = delivered;
         }
         for f in &mut self.udp {
@@ -689,7 +689,7 @@ impl Simulation {
             series.srtt_ms.push(f64::NAN);
             series.in_flight.push(f64::NAN);
             series.throughput.push(if now == 0 { 0.0 } else { (received - f.received_at_last_sample) as f64 * 8.0 / interval });
-            series.state.push(if f.app.active { "on" } else { "off" }.to_string());
+            series.state.push(if f.app.active { "on" } else { "off" });
             f.received_at_last_sample = received;
         }
         for (index, channel) in self.network.channels.iter().enumerate() {
@@ -776,7 +776,7 @@ impl Simulation {
         flow_series.push("srtt_ms", Column::F64(s.srtt_ms.clone()));
         flow_series.push("in_flight_bytes", Column::F64(s.in_flight.clone()));
         flow_series.push("throughput_bps", Column::F64(s.throughput.clone()));
-        flow_series.push("state", Column::Str(s.state.clone()));
+        flow_series.push("state", Column::Str(s.state.iter().map(|state| state.to_string()).collect()));
         let mut queue_series = Table::default();
         queue_series.push("time_s", Column::F64(s.queue_time.clone()));
         queue_series.push("link", Column::Str(s.queue_link.clone()));

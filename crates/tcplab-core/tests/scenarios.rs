@@ -396,3 +396,4 @@ fn on_off_sources_send_about_their_duty_cycle() {
     let exponential = results.flows.f64("goodput_bps")[1];
     assert!((0.6e6..1.4e6).contains(&exponential), "exponential on/off: {exponential}");
 }
+

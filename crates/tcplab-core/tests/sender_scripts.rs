@@ -35,14 +35,19 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         delayed_ack_timeout: 40 * MS,
         ecn: true,
         receive_window: 1_000_000,
+        pacing: false,
     }
 }
 
 impl Script {
     /// A bulk sender with `newreno` window rules; it sends its initial window at once.
     fn new(recovery: RecoveryMode) -> Self {
+        Self::with_config(config(recovery))
+    }
+
+    fn with_config(config: TcpConfig) -> Self {
         let controller = cc::create("newreno", &Value::Null, ConnectionInfo { mss: MSS, initial_window_segments: 10 }).unwrap();
-        let mut script = Script { sender: TcpSender::new(0, 1, config(recovery), controller), events: EventQueue::new(), outbox: Vec::new() };
+        let mut script = Script { sender: TcpSender::new(0, 1, config, controller), events: EventQueue::new(), outbox: Vec::new() };
         script.sender.app_write(u64::MAX, &mut EndpointContext { events: &mut script.events, outbox: &mut script.outbox });
         script
     }
@@ -53,13 +58,20 @@ impl Script {
     }
 
     fn at(&mut self, millis: u64) {
+        self.at_nanos(millis * MS);
+    }
+
+    fn at_nanos(&mut self, nanos: u64) {
         // Fire due timers on the way, as the simulation would.
-        while let Some(event) = self.events.pop_until(millis * MS) {
-            if let Event::RetransmitTimer { .. } = event {
-                self.sender.on_rto_timer(&mut EndpointContext { events: &mut self.events, outbox: &mut self.outbox });
+        while let Some(event) = self.events.pop_until(nanos) {
+            let mut ctx = EndpointContext { events: &mut self.events, outbox: &mut self.outbox };
+            match event {
+                Event::RetransmitTimer { .. } => self.sender.on_rto_timer(&mut ctx),
+                Event::PacingTimer { .. } => self.sender.on_pacing_timer(&mut ctx),
+                _ => {}
             }
         }
-        self.events.advance_to(millis * MS);
+        self.events.advance_to(nanos);
     }
 
     /// An ACK for segments below `next_segment`, with SACK blocks in segments [start, end).
@@ -244,4 +256,20 @@ fn receive_window_limits_the_sender() {
     let packet = Packet { kind: PacketKind::TcpAck, ack: MSS, receive_window: 3 * MSS, ..Packet::default() };
     s.sender.on_ack(&packet, &mut EndpointContext { events: &mut s.events, outbox: &mut s.outbox });
     assert!(s.sent().is_empty(), "9 segments outstanding exceed a 3-segment window");
+}
+
+#[test]
+fn pacing_option_spaces_segments_at_twice_cwnd_over_srtt_in_slow_start() {
+    let mut s = Script::with_config(TcpConfig { pacing: true, ..config(RecoveryMode::Sack) });
+    // No RTT sample yet: the initial window leaves at once.
+    assert_eq!(s.sent().len(), 10);
+    s.at(100);
+    s.ack(1, &[]);
+    // cwnd 11 allows two segments, but the rate is 2 x 11 000 B x 8 / 100 ms = 1.76 Mbit/s:
+    // one 1040-byte packet every 4.727 ms.
+    assert_eq!(s.sent(), vec![10]);
+    s.at_nanos(100 * MS + 4_727_272);
+    assert!(s.sent().is_empty(), "too early by a nanosecond");
+    s.at_nanos(100 * MS + 4_727_273);
+    assert_eq!(s.sent(), vec![11]);
 }

@@ -123,30 +123,39 @@ impl TcpReceiver {
     /// Delivers [rcv_nxt, end) and any held ranges that became contiguous.
     fn deliver_up_to(&mut self, end: u64, now: SimTime) {
         let mut new_next = end.max(self.rcv_nxt);
-        while let Some(&(s, e)) = self.out_of_order.first() {
+        let mut joined = 0;
+        for &(s, e) in &self.out_of_order {
             if s > new_next {
                 break;
             }
             new_next = new_next.max(e);
-            self.out_of_order.remove(0);
+            joined += 1;
         }
+        self.out_of_order.drain(..joined);
         self.stats.delivered_bytes += new_next - self.rcv_nxt;
         self.stats.last_delivery_at = now;
         self.rcv_nxt = new_next;
     }
 
+    /// Adds [start, end) to the held ranges, merging the ones it touches, in place (no
+    /// allocation once the list has its working capacity).
     fn hold(&mut self, start: u64, end: u64) {
-        let position = self.out_of_order.partition_point(|&(s, _)| s < start);
-        self.out_of_order.insert(position, (start, end));
-        // Merge neighbours that touch or overlap.
-        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.out_of_order.len());
-        for &(s, e) in &self.out_of_order {
-            match merged.last_mut() {
-                Some(last) if s <= last.1 => last.1 = last.1.max(e),
-                _ => merged.push((s, e)),
-            }
+        let ranges = &mut self.out_of_order;
+        // The first range that ends at or after `start` is the first that may touch it.
+        let first = ranges.partition_point(|&(_, e)| e < start);
+        let mut last = first;
+        let (mut merged_start, mut merged_end) = (start, end);
+        while last < ranges.len() && ranges[last].0 <= end {
+            merged_start = merged_start.min(ranges[last].0);
+            merged_end = merged_end.max(ranges[last].1);
+            last += 1;
         }
-        self.out_of_order = merged;
+        if last == first {
+            ranges.insert(first, (start, end));
+        } else {
+            ranges[first] = (merged_start, merged_end);
+            ranges.drain(first + 1..last);
+        }
     }
 
     fn held_bytes(&self) -> u64 {

@@ -41,7 +41,7 @@ use crate::net::packet::{Ecn, Packet, PacketKind};
 use crate::sim::Event;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::{EndpointContext, RecoveryMode, TcpConfig};
-use crate::time::{transmission_time, SimTime, NANOS_PER_MICRO};
+use crate::time::{transmission_time, SimTime, NANOS_PER_MICRO, NANOS_PER_SEC};
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Segment {
@@ -321,7 +321,7 @@ impl TcpSender {
         let now = ctx.events.now();
         let mut window_was_limit = false;
         loop {
-            if self.cc.pacing_rate().is_some() && now < self.next_send_time {
+            if self.pacing_rate().is_some() && now < self.next_send_time {
                 if !self.pacing_timer_pending {
                     self.pacing_timer_pending = true;
                     ctx.events.schedule(self.next_send_time, Event::PacingTimer { flow: self.flow });
@@ -438,12 +438,27 @@ impl TcpSender {
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += length;
         self.cc.on_packet_sent(now, length, in_flight_before);
-        if let Some(rate) = self.cc.pacing_rate() {
+        if let Some(rate) = self.pacing_rate() {
             self.next_send_time = self.next_send_time.max(now) + transmission_time(wire_bytes, rate.max(1));
         }
         if self.rto_deadline.is_none() {
             self.arm_rto(ctx);
         }
+    }
+
+    /// The algorithm's pacing rate, or with the `pacing` option Linux's `tcp_update_pacing_rate`:
+    /// MSS x max(cwnd, packets out) / srtt, times 2 while cwnd < ssthresh / 2 and 1.2 after.
+    /// No pacing before the first RTT sample.
+    fn pacing_rate(&self) -> Option<u64> {
+        if let Some(rate) = self.cc.pacing_rate() {
+            return Some(rate);
+        }
+        let srtt = self.rtt.srtt.filter(|_| self.config.pacing)?;
+        let cwnd = self.cc.cwnd();
+        let percent: u128 = if cwnd < self.cc.ssthresh() / 2 { 200 } else { 120 };
+        let window = cwnd.max(self.packets_out() * self.config.mss) as u128;
+        let bits_per_second = window * 8 * percent * NANOS_PER_SEC as u128 / (100 * srtt.max(1) as u128);
+        Some(bits_per_second.min(u64::MAX as u128) as u64)
     }
 
     /// Linux tcp_cwnd_validate: remember whether the window was the limit over the last window.
