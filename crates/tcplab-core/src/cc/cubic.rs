@@ -335,11 +335,7 @@ impl CongestionControl for Cubic {
     }
 
     fn state_name(&self) -> &'static str {
-        if self.window.in_slow_start() {
-            "slow_start"
-        } else {
-            "congestion_avoidance"
-        }
+        self.window.state_name()
     }
 }
 

@@ -6,10 +6,14 @@
 //! an optional pacing rate. An algorithm mutates only its own state; it cannot see the sender's.
 //! Windows cross the trait in bytes; an algorithm may count segments inside (Linux-style ones do).
 
+pub mod bic;
 pub mod cubic;
 pub mod harness;
+pub mod highspeed;
+pub mod hybla;
 pub mod newreno;
 pub mod reno;
+pub mod scalable;
 pub mod window;
 
 use serde::de::DeserializeOwned;
@@ -134,6 +138,14 @@ pub struct ParamSpec {
     pub description: &'static str,
 }
 
+/// The Linux `tcp_is_cwnd_limited` switch most Linux-derived algorithms share.
+pub const FREEZE_WHEN_NOT_CWND_LIMITED: ParamSpec = ParamSpec {
+    name: "freeze_when_not_cwnd_limited",
+    kind: ParamKind::Bool,
+    unit: "",
+    description: "no cwnd growth while the application does not fill cwnd (Linux tcp_is_cwnd_limited)",
+};
+
 /// Checks a user's parameter table against the specs, then deserialises it into the typed config
 /// (missing keys take the config's defaults). Errors name the parameter, the value and the range.
 pub fn parse_params<C: DeserializeOwned + Default>(
@@ -209,7 +221,15 @@ pub fn defaults_of<C: Serialize + Default>() -> Value {
 
 /// Every algorithm tcplab ships, by name.
 pub fn registry() -> &'static [Algorithm] {
-    static REGISTRY: &[Algorithm] = &[reno::ALGORITHM, newreno::ALGORITHM, cubic::ALGORITHM];
+    static REGISTRY: &[Algorithm] = &[
+        reno::ALGORITHM,
+        newreno::ALGORITHM,
+        cubic::ALGORITHM,
+        bic::ALGORITHM,
+        highspeed::ALGORITHM,
+        hybla::ALGORITHM,
+        scalable::ALGORITHM,
+    ];
     REGISTRY
 }
 

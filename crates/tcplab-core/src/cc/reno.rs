@@ -16,8 +16,8 @@ use serde_json::Value;
 
 use super::window::SegmentWindow;
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind,
-    ConnectionInfo, ParamKind, ParamSpec,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo,
+    ParamKind, ParamSpec,
 };
 use crate::time::SimTime;
 
@@ -69,24 +69,11 @@ impl CongestionControl for Reno {
         if !ack.may_raise_cwnd() || (self.config.freeze_when_not_cwnd_limited && !ack.cwnd_limited) {
             return;
         }
-        let mut acked = ack.acked_segments;
-        if self.window.in_slow_start() {
-            acked = self.window.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        let cwnd = self.window.cwnd;
-        self.window.additive_increase(cwnd, acked);
+        self.window.reno_increase(ack.acked_segments);
     }
 
     fn on_congestion_event(&mut self, event: &CongestionEvent) {
-        self.window.ssthresh = (self.window.cwnd / 2).max(2);
-        self.window.credit = 0;
-        self.window.cwnd = match event.kind {
-            CongestionKind::Timeout => 1,
-            CongestionKind::FastRetransmit | CongestionKind::Ecn => self.window.ssthresh,
-        };
+        self.window.reduce(self.window.cwnd / 2, event.kind);
     }
 
     fn on_recovery_exit(&mut self, _now: SimTime) {
@@ -102,10 +89,6 @@ impl CongestionControl for Reno {
     }
 
     fn state_name(&self) -> &'static str {
-        if self.window.in_slow_start() {
-            "slow_start"
-        } else {
-            "congestion_avoidance"
-        }
+        self.window.state_name()
     }
 }

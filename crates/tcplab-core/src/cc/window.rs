@@ -51,6 +51,40 @@ impl SegmentWindow {
         }
     }
 
+    /// Linux `tcp_reno_cong_avoid` without the cwnd-limited check: slow start up to ssthresh,
+    /// then one segment per cwnd acked segments.
+    pub fn reno_increase(&mut self, acked: u32) {
+        let mut acked = acked;
+        if self.in_slow_start() {
+            acked = self.slow_start(acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        let cwnd = self.cwnd;
+        self.additive_increase(cwnd, acked);
+    }
+
+    /// Applies a reduction: ssthresh (at least 2 segments), then cwnd = ssthresh, or the loss
+    /// window of 1 segment after a timeout.
+    pub fn reduce(&mut self, ssthresh: u32, kind: super::CongestionKind) {
+        self.ssthresh = ssthresh.max(2);
+        self.credit = 0;
+        self.cwnd = match kind {
+            super::CongestionKind::Timeout => 1,
+            super::CongestionKind::FastRetransmit | super::CongestionKind::Ecn => self.ssthresh,
+        };
+    }
+
+    /// The state name every Reno-like algorithm reports.
+    pub fn state_name(&self) -> &'static str {
+        if self.in_slow_start() {
+            "slow_start"
+        } else {
+            "congestion_avoidance"
+        }
+    }
+
     pub fn cwnd_bytes(&self) -> u64 {
         self.cwnd as u64 * self.mss
     }

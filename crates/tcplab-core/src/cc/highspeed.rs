@@ -1,0 +1,166 @@
+//! `highspeed`: HighSpeed TCP, RFC 3649 (Floyd 2003).
+//!
+//! Above Low_Window = 38 segments the response function is steeper than Reno's: per ACK
+//! cwnd += a(w) / w, and on loss cwnd = (1 - b(w)) w, with
+//!   b(w) = (High_Decrease - 0.5) (ln w - ln Low_Window) / (ln High_Window - ln Low_Window) + 0.5
+//!   p(w) = 0.078 / w^1.2
+//!   a(w) = w^2 p(w) 2 b(w) / (2 - b(w))
+//! (RFC 3649 sections 5 and 6, High_Window = 83000, High_P = 1e-7, High_Decrease = 0.1). At or below
+//! Low_Window it is Reno: a = 1, b = 0.5.
+//!
+//! Where tcplab differs from Linux's tcp_highspeed.c: Linux looks a(w) and b(w) up in a 73-row
+//! table sampled from these formulas; tcplab evaluates the formulas themselves (the table is a
+//! discretisation of them), accumulating the fractional increase per acknowledged segment.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::window::SegmentWindow;
+use super::{
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo,
+    ParamKind, ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
+};
+use crate::time::SimTime;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HighSpeedConfig {
+    pub low_window: u32,
+    pub high_window: u32,
+    pub high_decrease: f64,
+    pub freeze_when_not_cwnd_limited: bool,
+}
+
+impl Default for HighSpeedConfig {
+    fn default() -> Self {
+        Self { low_window: 38, high_window: 83_000, high_decrease: 0.1, freeze_when_not_cwnd_limited: true }
+    }
+}
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec { name: "low_window", kind: ParamKind::Integer { min: 2, max: 10_000 }, unit: "segments", description: "Reno at or below this window (RFC 3649 Low_Window)" },
+    ParamSpec { name: "high_window", kind: ParamKind::Integer { min: 100, max: 10_000_000 }, unit: "segments", description: "window where b(w) reaches High_Decrease" },
+    ParamSpec { name: "high_decrease", kind: ParamKind::Float { min: 0.01, max: 0.5 }, unit: "", description: "b(w) at High_Window" },
+    FREEZE_WHEN_NOT_CWND_LIMITED,
+];
+
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "highspeed",
+    summary: "HighSpeed TCP (RFC 3649): a(w) and b(w) from the HighSpeed response function above 38 segments",
+    source: "RFC 3649; formulas evaluated directly (Linux tcp_highspeed.c uses a table of them)",
+    params: PARAMS,
+    defaults: defaults_of::<HighSpeedConfig>,
+    create: |params: &Value, info: ConnectionInfo| {
+        let config: HighSpeedConfig = parse_params("highspeed", PARAMS, params)?;
+        if config.high_window <= config.low_window {
+            return Err(format!("high_window = {} must exceed low_window = {}", config.high_window, config.low_window));
+        }
+        Ok(Box::new(HighSpeed { window: SegmentWindow::new(info.mss, info.initial_window_segments), config, credit: 0.0 }))
+    },
+};
+
+pub struct HighSpeed {
+    config: HighSpeedConfig,
+    window: SegmentWindow,
+    /// Fractional segments of increase accumulated (a(w) per acked segment, over w).
+    credit: f64,
+}
+
+impl HighSpeed {
+    /// b(w): the decrease factor at window w (segments).
+    pub fn decrease(&self, w: f64) -> f64 {
+        let low = self.config.low_window as f64;
+        if w <= low {
+            return 0.5;
+        }
+        let high = self.config.high_window as f64;
+        (self.config.high_decrease - 0.5) * (w.ln() - low.ln()) / (high.ln() - low.ln()) + 0.5
+    }
+
+    /// a(w): segments added per window of ACKs at window w.
+    pub fn increase(&self, w: f64) -> f64 {
+        if w <= self.config.low_window as f64 {
+            return 1.0;
+        }
+        let p = 0.078 / w.powf(1.2);
+        let b = self.decrease(w);
+        (w * w * p * 2.0 * b / (2.0 - b)).max(1.0)
+    }
+}
+
+impl CongestionControl for HighSpeed {
+    fn on_ack(&mut self, ack: &AckEvent) {
+        if !ack.may_raise_cwnd() || (self.config.freeze_when_not_cwnd_limited && !ack.cwnd_limited) {
+            return;
+        }
+        let mut acked = ack.acked_segments;
+        if self.window.in_slow_start() {
+            acked = self.window.slow_start(acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        let w = self.window.cwnd as f64;
+        self.credit += self.increase(w) * acked as f64 / w;
+        let whole = self.credit.floor();
+        self.window.cwnd += whole as u32;
+        self.credit -= whole;
+    }
+
+    fn on_congestion_event(&mut self, event: &CongestionEvent) {
+        let w = self.window.cwnd as f64;
+        let ssthresh = (w * (1.0 - self.decrease(w))).floor() as u32;
+        self.credit = 0.0;
+        self.window.reduce(ssthresh, event.kind);
+    }
+
+    fn on_recovery_exit(&mut self, _now: SimTime) {
+        self.window.cwnd = self.window.ssthresh;
+    }
+
+    fn cwnd(&self) -> u64 {
+        self.window.cwnd_bytes()
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.window.ssthresh_bytes()
+    }
+
+    fn state_name(&self) -> &'static str {
+        self.window.state_name()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn highspeed() -> HighSpeed {
+        HighSpeed { config: HighSpeedConfig::default(), window: SegmentWindow::new(1000, 10), credit: 0.0 }
+    }
+
+    #[test]
+    fn response_function_matches_rfc3649_table_points() {
+        // RFC 3649 appendix B tabulates the windows where a(w) reaches each whole segment, with
+        // b(w) to two decimals: (38, 1, 0.50), (118, 2, 0.44), (221, 3, 0.41), (347, 4, 0.38),
+        // (1058, 8, 0.33). b reaches High_Decrease at High_Window by construction.
+        let h = highspeed();
+        for (w, a, b) in [(38.0, 1.0, 0.50), (118.0, 2.0, 0.44), (221.0, 3.0, 0.41), (347.0, 4.0, 0.38), (1058.0, 8.0, 0.33)] {
+            assert!((h.increase(w) - a).abs() < 0.1, "a({w}) = {} vs {a}", h.increase(w));
+            assert!((h.decrease(w) - b).abs() < 0.006, "b({w}) = {} vs {b}", h.decrease(w));
+        }
+        assert!((h.decrease(83_000.0) - 0.1).abs() < 1e-12);
+        // Hand-worked: b(118) = -0.4 (ln 118 - ln 38) / (ln 83000 - ln 38) + 0.5 = 0.44105.
+        assert!((h.decrease(118.0) - 0.44105).abs() < 1e-5);
+    }
+
+    #[test]
+    fn loss_at_1058_segments_keeps_about_two_thirds() {
+        let mut h = highspeed();
+        h.window.cwnd = 1058;
+        h.on_congestion_event(&CongestionEvent { now: 0, kind: super::super::CongestionKind::FastRetransmit, bytes_in_flight: 0, snd_nxt: 0 });
+        // b(1058) = -0.4 (ln 1058 - ln 38) / (ln 83000 - ln 38) + 0.5 = 0.32695:
+        // cwnd = floor(1058 x 0.67305) = 712.
+        assert_eq!(h.window.cwnd, 712);
+    }
+}
