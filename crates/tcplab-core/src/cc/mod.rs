@@ -7,6 +7,7 @@
 //! Windows cross the trait in bytes; an algorithm may count segments inside (Linux-style ones do).
 
 pub mod bic;
+pub mod compound;
 pub mod cubic;
 pub mod harness;
 pub mod highspeed;
@@ -14,6 +15,9 @@ pub mod hybla;
 pub mod newreno;
 pub mod reno;
 pub mod scalable;
+pub mod vegas;
+pub mod veno;
+pub mod westwood;
 pub mod window;
 
 use serde::de::DeserializeOwned;
@@ -229,6 +233,10 @@ pub fn registry() -> &'static [Algorithm] {
         highspeed::ALGORITHM,
         hybla::ALGORITHM,
         scalable::ALGORITHM,
+        vegas::ALGORITHM,
+        veno::ALGORITHM,
+        westwood::ALGORITHM,
+        compound::ALGORITHM,
     ];
     REGISTRY
 }
