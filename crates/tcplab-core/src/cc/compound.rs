@@ -20,7 +20,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::window::SegmentWindow;
+use super::window::{SegmentWindow, MAX_CWND_SEGMENTS};
 use super::{
     defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind,
     ConnectionInfo, ParamKind, ParamSpec,
@@ -47,9 +47,9 @@ impl Default for CompoundConfig {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "alpha", kind: ParamKind::Float { min: 0.0, max: 10.0 }, unit: "", description: "dwnd growth scale: alpha win^k - 1 per RTT" },
+    ParamSpec { name: "alpha", kind: ParamKind::Float { min: 0.0, max: 1.0 }, unit: "", description: "dwnd growth scale: alpha win^k - 1 per RTT" },
     ParamSpec { name: "beta", kind: ParamKind::Float { min: 0.0, max: 1.0 }, unit: "", description: "a loss cuts win to (1 - beta) win" },
-    ParamSpec { name: "k", kind: ParamKind::Float { min: 0.0, max: 2.0 }, unit: "", description: "dwnd growth exponent" },
+    ParamSpec { name: "k", kind: ParamKind::Float { min: 0.0, max: 1.0 }, unit: "", description: "dwnd growth exponent (at most 1: no faster than slow start)" },
     ParamSpec { name: "gamma", kind: ParamKind::Float { min: 0.0, max: 10_000.0 }, unit: "segments", description: "backlog above which dwnd shrinks" },
     ParamSpec { name: "zeta", kind: ParamKind::Float { min: 0.0, max: 100.0 }, unit: "", description: "dwnd shrinks by zeta x backlog per RTT" },
     ParamSpec { name: "low_window_rule", kind: ParamKind::Bool, unit: "", description: "no dwnd while win is below 38 segments" },
@@ -116,7 +116,9 @@ impl Compound {
             return;
         }
         if diff < self.gamma {
-            self.dwnd += (self.config.alpha * win.powf(self.config.k) - 1.0).max(0.0);
+            let grown = self.dwnd + (self.config.alpha * win.powf(self.config.k) - 1.0).max(0.0);
+            // Keep win within the largest window a sender can hold.
+            self.dwnd = grown.min(MAX_CWND_SEGMENTS as f64 - self.window.cwnd as f64);
         } else {
             self.dwnd = (self.dwnd - self.config.zeta * diff).max(0.0);
         }
@@ -171,7 +173,7 @@ impl CongestionControl for Compound {
     }
 
     fn cwnd(&self) -> u64 {
-        (self.window.cwnd as u64 + self.dwnd.floor() as u64) * self.window.mss
+        self.window.cwnd_bytes() + self.dwnd.floor() as u64 * self.window.mss
     }
 
     /// The Reno part's ssthresh plus dwnd, so that cwnd >= ssthresh means congestion avoidance.

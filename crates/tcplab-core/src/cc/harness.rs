@@ -44,16 +44,16 @@ impl FakeSender {
         self.snd_nxt - self.snd_una
     }
 
-    /// Sends new segments until the window is full; returns how many.
+    /// Sends new segments until the window is full, as one burst; returns how many.
     pub fn fill_window(&mut self) -> u64 {
-        let mut sent = 0;
-        while self.in_flight() + self.mss <= self.cc.cwnd() {
+        let room = self.cc.cwnd().saturating_sub(self.in_flight());
+        let segments = room / self.mss;
+        if segments > 0 {
             let before = self.in_flight();
-            self.snd_nxt += self.mss;
-            self.cc.on_packet_sent(self.now, self.mss, before);
-            sent += 1;
+            self.snd_nxt += segments * self.mss;
+            self.cc.on_packet_sent(self.now, segments * self.mss, before);
         }
-        sent
+        segments
     }
 
     pub fn advance(&mut self, duration: SimDuration) {

@@ -103,7 +103,7 @@ impl CongestionControl for HighSpeed {
         let w = self.window.cwnd as f64;
         self.credit += self.increase(w) * acked as f64 / w;
         let whole = self.credit.floor();
-        self.window.cwnd += whole as u32;
+        self.window.cwnd = self.window.cwnd.saturating_add(whole as u32);
         self.credit -= whole;
     }
 

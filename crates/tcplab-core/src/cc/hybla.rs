@@ -11,7 +11,8 @@
 //! (rho = 1.1 becomes 1.0) and 2^fraction from a table; tcplab computes 2^rho - 1 and rho^2 / cwnd
 //! in floating point with a fractional-window accumulator. Linux starts cwnd at rho; tcplab keeps
 //! the connection's initial window. The increase is per ACK, not per acknowledged segment, as in
-//! the paper and Linux. RTT0 defaults to 25 ms as in Linux (ns-3 uses 50 ms).
+//! the paper and Linux, and the slow-start exponent is capped at 16 as in Linux. RTT0 defaults to
+//! 25 ms as in Linux (ns-3 uses 50 ms).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -55,6 +56,9 @@ pub const ALGORITHM: Algorithm = Algorithm {
     },
 };
 
+/// Largest exponent of the slow-start step 2^rho - 1 (Linux: `1 << min(rho, 16)`).
+const MAX_SLOW_START_EXPONENT: f64 = 16.0;
+
 pub struct Hybla {
     config: HyblaConfig,
     pub(crate) window: SegmentWindow,
@@ -72,7 +76,8 @@ impl Hybla {
     /// The per-ACK increase in segments at the current rho and cwnd.
     pub fn increment(&self) -> f64 {
         if self.window.in_slow_start() {
-            self.rho.exp2() - 1.0
+            // Linux caps the exponent at 16 (a 65535-segment step) so huge rho cannot overflow.
+            self.rho.min(MAX_SLOW_START_EXPONENT).exp2() - 1.0
         } else {
             self.rho * self.rho / self.window.cwnd as f64
         }

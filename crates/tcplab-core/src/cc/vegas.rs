@@ -10,7 +10,8 @@
 //! - congestion avoidance: diff > beta -> cwnd - 1 (and ssthresh <= cwnd - 1); diff < alpha ->
 //!   cwnd + 1; otherwise hold.
 //! Then cwnd >= 2 and ssthresh >= 3/4 cwnd. Fewer than 3 samples: Reno. Losses: Reno; Vegas
-//! restarts its round bookkeeping when recovery ends. Integer arithmetic as in Linux.
+//! restarts its round bookkeeping when recovery ends. Integer arithmetic as in Linux, except that
+//! ssthresh never goes below 2 segments (Linux lets it reach 1 when cwnd is 2).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -100,13 +101,14 @@ impl Vegas {
         let diff = queued_segments(cwnd, base, rtt);
         if diff > self.config.gamma && self.window.in_slow_start() {
             let target = (cwnd as u64 * base / rtt) as u32;
-            self.window.cwnd = cwnd.min(target + 1);
-            self.window.ssthresh = self.window.ssthresh.min(self.window.cwnd - 1);
+            self.window.cwnd = cwnd.min(target + 1).max(2);
+            // Linux allows ssthresh 1 here (cwnd 2); tcplab keeps every algorithm's floor of 2.
+            self.window.ssthresh = self.window.ssthresh.min(self.window.cwnd - 1).max(2);
         } else if self.window.in_slow_start() {
             self.window.slow_start(acked);
         } else if diff > self.config.beta {
-            self.window.cwnd -= 1;
-            self.window.ssthresh = self.window.ssthresh.min(self.window.cwnd.saturating_sub(1));
+            self.window.cwnd = (self.window.cwnd - 1).max(2);
+            self.window.ssthresh = self.window.ssthresh.min(self.window.cwnd - 1).max(2);
         } else if diff < self.config.alpha {
             self.window.cwnd += 1;
         }

@@ -5,6 +5,8 @@
 
 /// An unbounded ssthresh, as Linux's TCP_INFINITE_SSTHRESH.
 pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
+/// The largest congestion window in segments (Linux's u32 `snd_cwnd_clamp` in effect).
+pub const MAX_CWND_SEGMENTS: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug)]
 pub struct SegmentWindow {
@@ -41,13 +43,13 @@ impl SegmentWindow {
         let w = w.max(1);
         if self.credit >= w {
             self.credit = 0;
-            self.cwnd += 1;
+            self.cwnd = self.cwnd.saturating_add(1);
         }
-        self.credit += acked;
+        self.credit = self.credit.saturating_add(acked);
         if self.credit >= w {
             let delta = self.credit / w;
             self.credit -= delta * w;
-            self.cwnd += delta;
+            self.cwnd = self.cwnd.saturating_add(delta);
         }
     }
 
