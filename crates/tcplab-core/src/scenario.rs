@@ -113,10 +113,161 @@ pub struct TopologySpec {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum QueueKind {
     #[default]
+    #[serde(rename = "droptail")]
     DropTail,
+    Red,
+    Codel,
+    FqCodel,
+}
+
+/// A queue discipline and its parameters. In a scenario either a name (`queue = "codel"`) or a
+/// table (`queue = { kind = "red", max_p = 0.1 }`); unset parameters take the defaults in
+/// docs/queues.
+#[derive(Clone, Debug, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    pub kind: QueueKind,
+    /// RED: thresholds of the average queue (default: buffer / 6 and buffer / 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_th: Option<Buffer>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_th: Option<Buffer>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub w_q: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_p: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gentle: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub byte_mode: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_decay: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_packet_size: Option<Bytes>,
+    /// RED, CoDel, FQ-CoDel: mark ECN-capable packets instead of dropping them early.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+    /// CoDel and FQ-CoDel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Duration>,
+    /// FQ-CoDel: number of sub-queues and the DRR quantum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flows: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantum: Option<Bytes>,
+}
+
+impl QueueSpec {
+    /// The spec with every scalar default of its kind written out (RED's thresholds stay
+    /// relative to the buffer unless given).
+    pub fn with_defaults(&self) -> QueueSpec {
+        let mut spec = self.clone();
+        match spec.kind {
+            QueueKind::DropTail => {}
+            QueueKind::Red => {
+                spec.w_q.get_or_insert(0.002);
+                spec.max_p.get_or_insert(0.1);
+                spec.gentle.get_or_insert(true);
+                spec.wait.get_or_insert(true);
+                spec.byte_mode.get_or_insert(false);
+                spec.idle_decay.get_or_insert(true);
+                spec.mean_packet_size.get_or_insert(Bytes(1500));
+                spec.ecn.get_or_insert(false);
+            }
+            QueueKind::Codel | QueueKind::FqCodel => {
+                spec.target.get_or_insert(Duration(5 * NANOS_PER_MILLI));
+                spec.interval.get_or_insert(Duration(100 * NANOS_PER_MILLI));
+                spec.ecn.get_or_insert(false);
+                if spec.kind == QueueKind::FqCodel {
+                    spec.flows.get_or_insert(1024);
+                    spec.quantum.get_or_insert(Bytes(1514));
+                }
+            }
+        }
+        spec
+    }
+
+    fn validate(&self, key: &str) -> Result<(), ScenarioError> {
+        let only = |present: bool, field: &str, kinds: &str| {
+            if present {
+                Err(ScenarioError::new(format!("{key}.{field}"), format!("only applies to {kinds} queues")))
+            } else {
+                Ok(())
+            }
+        };
+        let is = |kinds: &[QueueKind]| kinds.contains(&self.kind);
+        use QueueKind::*;
+        only(!is(&[Red]) && self.min_th.is_some(), "min_th", "red")?;
+        only(!is(&[Red]) && self.max_th.is_some(), "max_th", "red")?;
+        only(!is(&[Red]) && self.w_q.is_some(), "w_q", "red")?;
+        only(!is(&[Red]) && self.max_p.is_some(), "max_p", "red")?;
+        only(!is(&[Red]) && self.gentle.is_some(), "gentle", "red")?;
+        only(!is(&[Red]) && self.wait.is_some(), "wait", "red")?;
+        only(!is(&[Red]) && self.byte_mode.is_some(), "byte_mode", "red")?;
+        only(!is(&[Red]) && self.idle_decay.is_some(), "idle_decay", "red")?;
+        only(!is(&[Red]) && self.mean_packet_size.is_some(), "mean_packet_size", "red")?;
+        only(is(&[DropTail]) && self.ecn.is_some(), "ecn", "red, codel and fq_codel")?;
+        only(!is(&[Codel, FqCodel]) && self.target.is_some(), "target", "codel and fq_codel")?;
+        only(!is(&[Codel, FqCodel]) && self.interval.is_some(), "interval", "codel and fq_codel")?;
+        only(!is(&[FqCodel]) && self.flows.is_some(), "flows", "fq_codel")?;
+        only(!is(&[FqCodel]) && self.quantum.is_some(), "quantum", "fq_codel")?;
+        for (field, value) in [("w_q", self.w_q), ("max_p", self.max_p)] {
+            if let Some(v) = value {
+                if !(v > 0.0 && v <= 1.0) {
+                    return Err(ScenarioError::new(format!("{key}.{field}"), format!("{v} is outside (0, 1]")));
+                }
+            }
+        }
+        if let (Some(min), Some(max)) = (self.min_th, self.max_th) {
+            let same_unit = matches!((min, max), (Buffer::Packets(_), Buffer::Packets(_)) | (Buffer::Bytes(_), Buffer::Bytes(_)) | (Buffer::Bdp(_), Buffer::Bdp(_)));
+            let ordered = match (min, max) {
+                (Buffer::Packets(a), Buffer::Packets(b)) | (Buffer::Bytes(a), Buffer::Bytes(b)) => a < b,
+                (Buffer::Bdp(a), Buffer::Bdp(b)) => a < b,
+                _ => true,
+            };
+            if !same_unit || !ordered {
+                return Err(ScenarioError::new(format!("{key}.max_th"), format!("{max} must be above min_th {min}, in the same unit")));
+            }
+        }
+        if self.interval.is_some_and(|d| d.nanos() == 0) || self.target.is_some_and(|d| d.nanos() == 0) {
+            return Err(ScenarioError::new(format!("{key}.target"), "target and interval must be more than 0s"));
+        }
+        if let Some(flows) = self.flows {
+            if !(1..=65_536).contains(&flows) {
+                return Err(ScenarioError::new(format!("{key}.flows"), format!("{flows} is outside 1 to 65536")));
+            }
+        }
+        if self.quantum.is_some_and(|q| q.0 < 64) || self.mean_packet_size.is_some_and(|m| m.0 == 0) {
+            return Err(ScenarioError::new(format!("{key}.quantum"), "quantum must be at least 64B and mean_packet_size more than 0B"));
+        }
+        Ok(())
+    }
+}
+
+/// Reads `queue` as a name or as a table, keeping serde's errors (and their key paths).
+fn deserialize_queue<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<QueueSpec, D::Error> {
+    struct QueueVisitor;
+    impl<'de> serde::de::Visitor<'de> for QueueVisitor {
+        type Value = QueueSpec;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a queue name (\"droptail\", \"red\", \"codel\", \"fq_codel\") or a table with `kind`")
+        }
+        fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<QueueSpec, E> {
+            let kind = QueueKind::deserialize(serde::de::value::StrDeserializer::<E>::new(name))?;
+            Ok(QueueSpec { kind, ..QueueSpec::default() })
+        }
+        fn visit_map<M: serde::de::MapAccess<'de>>(self, map: M) -> Result<QueueSpec, M::Error> {
+            QueueSpec::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+        }
+    }
+    deserializer.deserialize_any(QueueVisitor)
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -134,9 +285,9 @@ pub struct LinkSpec {
     pub delay: Duration,
     #[serde(default = "default_buffer")]
     pub buffer: Buffer,
-    #[serde(default)]
-    pub queue: QueueKind,
-    /// Mark ECN-capable packets CE when this many packets are already queued (step marking).
+    #[serde(default, deserialize_with = "deserialize_queue")]
+    pub queue: QueueSpec,
+    /// Drop-tail only: mark ECN-capable packets CE when this many packets are already queued.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_mark_threshold: Option<Buffer>,
     #[serde(default, skip_serializing_if = "DirectionSpec::is_empty")]
@@ -737,6 +888,11 @@ impl Scenario {
         if scenario.topology.kind != TopologyKind::Custom && scenario.topology.access.is_none() {
             scenario.topology.access = Some(self.default_access_link());
         }
+        let topology = &mut scenario.topology;
+        let links = topology.bottleneck.iter_mut().chain(topology.access.iter_mut()).chain(topology.hops.iter_mut().flatten()).chain(topology.links.iter_mut().flatten());
+        for link in links {
+            link.queue = link.queue.with_defaults();
+        }
         scenario
     }
 
@@ -753,7 +909,7 @@ impl Scenario {
             rate: Rate(fastest.saturating_mul(10)),
             delay: Duration(NANOS_PER_MILLI),
             buffer: Buffer::Packets(1000),
-            queue: QueueKind::DropTail,
+            queue: QueueSpec::default(),
             ecn_mark_threshold: None,
             forward: DirectionSpec::default(),
             reverse: DirectionSpec::default(),
@@ -785,6 +941,10 @@ fn validate_link(key: &str, link: &LinkSpec, needs_ends: bool) -> Result<(), Sce
                 return Err(ScenarioError::new(format!("{key}.{end}"), "only links of a custom topology name their nodes"));
             }
         }
+    }
+    link.queue.validate(&format!("{key}.queue"))?;
+    if link.ecn_mark_threshold.is_some() && link.queue.kind != QueueKind::DropTail {
+        return Err(ScenarioError::new(format!("{key}.ecn_mark_threshold"), "applies to droptail queues; RED, CoDel and FQ-CoDel mark with `ecn = true`"));
     }
     if let Some(threshold) = link.ecn_mark_threshold {
         if !matches!(threshold, Buffer::Packets(n) if n >= 1) {

@@ -122,6 +122,7 @@ pub enum StreamKind {
     Channel = 1,
     Flow = 2,
     UdpSource = 3,
+    Queue = 4,
 }
 
 /// The random number generator every component uses.

@@ -9,12 +9,15 @@ use rand_distr::{Distribution, Exp};
 use crate::cc::{self, ConnectionInfo};
 use crate::net::channel::{Channel, Jitter, JitterDistribution, LossModel, Outage};
 use crate::net::packet::{Packet, PacketId, PacketKind, PacketPool};
-use crate::net::queue::{DropTail, QueueLimit};
+use crate::net::codel::{Codel, CodelParams};
+use crate::net::fq_codel::FqCodel;
+use crate::net::queue::{DropTail, QueueDiscipline, QueueLimit};
+use crate::net::red::{Red, RedParams};
 use crate::net::topology::{Network, NO_ROUTE};
 use crate::results::{jain_index, Column, Results, Summary, Table};
 use crate::scenario::{
-    DirectionSpec, FlowSpec, JitterKind, LinkSpec, LossModelKind, OnOffDistribution, Protocol, Scenario,
-    ScenarioError, TopologyKind,
+    DirectionSpec, FlowSpec, JitterKind, LinkSpec, LossModelKind, OnOffDistribution, Protocol, QueueKind, QueueSpec,
+    Scenario, ScenarioError, TopologyKind,
 };
 use crate::sim::{rng_stream, unit_f64, Event, EventQueue, SimRng, StreamKind};
 use crate::tcp::receiver::TcpReceiver;
@@ -151,7 +154,7 @@ impl Simulation {
         let seed = scenario.simulation.seed;
         let run = scenario.simulation.run;
         let mut network = Network::default();
-        let mut channel_buffers: Vec<(Buffer, Option<u64>)> = Vec::new();
+        let mut channel_buffers: Vec<(Buffer, Option<u64>, QueueSpec)> = Vec::new();
         let mut channel_labels = Vec::new();
         let mut add_link = |network: &mut Network, name: &str, from: u32, to: u32, spec: &LinkSpec| {
             for (direction, a, b, dir_spec) in
@@ -174,7 +177,7 @@ impl Simulation {
                     Some(Buffer::Packets(n)) => Some(n),
                     _ => None,
                 };
-                channel_buffers.push((dir_spec.buffer.unwrap_or(spec.buffer), threshold));
+                channel_buffers.push((dir_spec.buffer.unwrap_or(spec.buffer), threshold, spec.queue.with_defaults()));
                 channel_labels.push((name.to_string(), direction));
             }
             let forward = network.channels.len() as u32 - 2;
@@ -274,26 +277,25 @@ impl Simulation {
 
         // Queues, now that BDPs are known.
         for (index, channel) in network.channels.iter_mut().enumerate() {
-            let (buffer, mark_threshold) = channel_buffers[index];
-            let limit = match buffer {
+            let (buffer, mark_threshold, queue) = &channel_buffers[index];
+            let rtt = topology.bdp_rtt.map(|d| d.nanos()).unwrap_or_else(|| {
+                let crossing = &crossing_rtts[index];
+                if crossing.is_empty() { mean_rtt_all } else { mean(crossing) }
+            });
+            let bdp_bytes = channel.rate_bps as f64 * as_secs_f64(rtt) / 8.0;
+            let limit = match *buffer {
                 Buffer::Packets(n) => QueueLimit::Packets(n),
                 Buffer::Bytes(b) => QueueLimit::Bytes(b),
-                Buffer::Bdp(multiple) => {
-                    let rtt = topology.bdp_rtt.map(|d| d.nanos()).unwrap_or_else(|| {
-                        let crossing = &crossing_rtts[index];
-                        if crossing.is_empty() { mean_rtt_all } else { mean(crossing) }
-                    });
-                    let bdp_bytes = channel.rate_bps as f64 * as_secs_f64(rtt) / 8.0;
-                    // Never smaller than one packet: a queue that cannot hold a packet drops all
-                    // traffic that finds the link busy.
-                    QueueLimit::Bytes(((bdp_bytes * multiple).round() as u64).max(largest_packet))
-                }
+                // Never smaller than one packet: a queue that cannot hold a packet drops all
+                // traffic that finds the link busy.
+                Buffer::Bdp(multiple) => QueueLimit::Bytes(((bdp_bytes * multiple).round() as u64).max(largest_packet)),
             };
             channel.limit_description = match limit {
                 QueueLimit::Packets(n) => format!("{n}p"),
                 QueueLimit::Bytes(b) => format!("{b}B ({buffer})"),
             };
-            channel.queue = Box::new(DropTail::new(limit, mark_threshold));
+            let rng = rng_stream(seed, run, StreamKind::Queue, index as u64);
+            channel.queue = build_queue(queue, limit, *mark_threshold, bdp_bytes, channel.rate_bps, rng);
         }
 
         let mut simulation = Simulation {
@@ -827,6 +829,7 @@ impl Simulation {
         table.push("transmitted_bytes", stat(&|c| c.stats.transmitted_bytes));
         table.push("delivered_packets", stat(&|c| c.stats.delivered_packets));
         table.push("queue_drops", stat(&|c| c.stats.queue_drops));
+        table.push("early_drops", stat(&|c| c.queue.early_drops()));
         table.push("aqm_drops", stat(&|c| c.stats.aqm_drops));
         table.push("wire_losses", stat(&|c| c.stats.wire_losses));
         table.push("ecn_marks", stat(&|c| c.stats.ecn_marks));
@@ -853,6 +856,64 @@ fn mean(values: &[SimDuration]) -> SimDuration {
         0
     } else {
         (values.iter().map(|&v| v as u128).sum::<u128>() / values.len() as u128) as SimDuration
+    }
+}
+
+/// The queue discipline of one channel, with its limit and (for RED) thresholds resolved.
+fn build_queue(
+    spec: &QueueSpec,
+    limit: QueueLimit,
+    mark_threshold: Option<u64>,
+    bdp_bytes: f64,
+    rate_bps: u64,
+    rng: SimRng,
+) -> Box<dyn QueueDiscipline> {
+    let codel = || CodelParams {
+        target: spec.target.map_or(0, |d| d.nanos()),
+        interval: spec.interval.map_or(0, |d| d.nanos()),
+        ecn: spec.ecn.unwrap_or(false),
+    };
+    match spec.kind {
+        QueueKind::DropTail => Box::new(DropTail::new(limit, mark_threshold)),
+        QueueKind::Codel => Box::new(Codel::new(codel(), limit)),
+        QueueKind::FqCodel => {
+            let packets = match limit {
+                QueueLimit::Packets(n) => n,
+                QueueLimit::Bytes(b) => (b / 1500).max(1),
+            };
+            Box::new(FqCodel::new(codel(), spec.flows.unwrap_or(1024) as usize, spec.quantum.map_or(1514, |q| q.0), packets))
+        }
+        QueueKind::Red => {
+            let mean_packet = spec.mean_packet_size.map_or(1500, |b| b.0) as f64;
+            let byte_mode = spec.byte_mode.unwrap_or(false);
+            // Thresholds in the unit RED measures: packets, or bytes in byte mode.
+            let in_unit = |buffer: Buffer| -> f64 {
+                let bytes = match buffer {
+                    Buffer::Packets(n) => n as f64 * mean_packet,
+                    Buffer::Bytes(b) => b as f64,
+                    Buffer::Bdp(x) => x * bdp_bytes,
+                };
+                if byte_mode { bytes } else { bytes / mean_packet }
+            };
+            let capacity = match limit {
+                QueueLimit::Packets(n) => Buffer::Packets(n),
+                QueueLimit::Bytes(b) => Buffer::Bytes(b),
+            };
+            let params = RedParams {
+                min_th: spec.min_th.map_or(in_unit(capacity) / 6.0, in_unit),
+                max_th: spec.max_th.map_or(in_unit(capacity) / 2.0, in_unit),
+                w_q: spec.w_q.unwrap_or(0.002),
+                max_p: spec.max_p.unwrap_or(0.1),
+                gentle: spec.gentle.unwrap_or(true),
+                wait: spec.wait.unwrap_or(true),
+                byte_mode,
+                ecn: spec.ecn.unwrap_or(false),
+                idle_decay: spec.idle_decay.unwrap_or(true),
+                mean_packet_bytes: mean_packet,
+                link_rate_bps: rate_bps,
+            };
+            Box::new(Red::new(params, limit, rng))
+        }
     }
 }
 

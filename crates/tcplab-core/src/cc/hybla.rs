@@ -11,8 +11,10 @@
 //! (rho = 1.1 becomes 1.0) and 2^fraction from a table; tcplab computes 2^rho - 1 and rho^2 / cwnd
 //! in floating point with a fractional-window accumulator. Linux starts cwnd at rho; tcplab keeps
 //! the connection's initial window. The increase is per ACK, not per acknowledged segment, as in
-//! the paper and Linux, and the slow-start exponent is capped at 16 as in Linux. RTT0 defaults to
-//! 25 ms as in Linux (ns-3 uses 50 ms).
+//! the paper and Linux; the slow-start exponent is capped at 16 and cwnd at 65535 segments, as in
+//! Linux. RTT0 defaults to 25 ms as in Linux (ns-3 uses 50 ms). Without pacing, a large rho makes
+//! slow start send far more than the path holds in its first RTTs (2^rho times the window per
+//! RTT); the Hybla authors pair it with pacing (`tcp.pacing = true`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -58,6 +60,8 @@ pub const ALGORITHM: Algorithm = Algorithm {
 
 /// Largest exponent of the slow-start step 2^rho - 1 (Linux: `1 << min(rho, 16)`).
 const MAX_SLOW_START_EXPONENT: f64 = 16.0;
+/// Linux's hybla_init sets `snd_cwnd_clamp = 65535`.
+const CWND_CLAMP_SEGMENTS: u32 = 65_535;
 
 pub struct Hybla {
     config: HyblaConfig,
@@ -97,7 +101,7 @@ impl CongestionControl for Hybla {
         self.fraction += self.increment();
         let whole = self.fraction.floor();
         self.fraction -= whole;
-        self.window.cwnd = self.window.cwnd.saturating_add(whole as u32);
+        self.window.cwnd = self.window.cwnd.saturating_add(whole as u32).min(CWND_CLAMP_SEGMENTS);
         if in_slow_start && self.window.cwnd > self.window.ssthresh {
             self.window.cwnd = self.window.ssthresh;
             self.fraction = 0.0;

@@ -136,7 +136,8 @@ pub struct Channel {
     busy_until: SimTime,
     wakeup_pending: bool,
     last_arrival: SimTime,
-    aqm_dropped: Vec<PacketId>,
+    /// Scratch list of packets a queue dropped (reused: no allocation per packet).
+    dropped: Vec<PacketId>,
 }
 
 impl Channel {
@@ -168,7 +169,7 @@ impl Channel {
             busy_until: 0,
             wakeup_pending: false,
             last_arrival: 0,
-            aqm_dropped: Vec::new(),
+            dropped: Vec::new(),
         }
     }
 
@@ -176,27 +177,30 @@ impl Channel {
     pub fn offer(&mut self, index: u32, packet: PacketId, pool: &mut PacketPool, events: &mut EventQueue) {
         let now = events.now();
         self.stats.offered_packets += 1;
-        if self.busy_until <= now && self.queue.is_empty() {
-            self.stats.sojourn_us.record(0).expect("microsecond values stay far below the auto-resizing histogram limit of 2^63");
-            self.transmit(index, packet, pool, events);
-            return;
+        let outcome = self.queue.enqueue(packet, pool, now, &mut self.dropped);
+        for evicted in self.dropped.drain(..) {
+            self.stats.queue_drops += 1;
+            pool.release(evicted);
         }
-        match self.queue.enqueue(packet, pool, now) {
+        match outcome {
             EnqueueOutcome::Dropped => {
                 self.stats.queue_drops += 1;
                 pool.release(packet);
+                return;
             }
-            outcome => {
-                if outcome == EnqueueOutcome::QueuedMarked {
-                    self.stats.ecn_marks += 1;
-                }
-                self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.queue.len_packets() as u64);
-                self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queue.len_bytes());
-                if !self.wakeup_pending {
-                    self.wakeup_pending = true;
-                    events.schedule(self.busy_until, Event::TransmitterFree { channel: index });
-                }
-            }
+            EnqueueOutcome::QueuedMarked => self.stats.ecn_marks += 1,
+            EnqueueOutcome::Queued => {}
+        }
+        if self.busy_until <= now && !self.wakeup_pending {
+            // The transmitter is idle: the packet leaves at once (zero sojourn).
+            self.on_transmitter_free(index, pool, events);
+            return;
+        }
+        self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.queue.len_packets() as u64);
+        self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queue.len_bytes());
+        if !self.wakeup_pending {
+            self.wakeup_pending = true;
+            events.schedule(self.busy_until, Event::TransmitterFree { channel: index });
         }
     }
 
@@ -204,8 +208,10 @@ impl Channel {
     pub fn on_transmitter_free(&mut self, index: u32, pool: &mut PacketPool, events: &mut EventQueue) {
         let now = events.now();
         self.wakeup_pending = false;
-        let next = self.queue.dequeue(pool, now, &mut self.aqm_dropped);
-        for dropped in self.aqm_dropped.drain(..) {
+        let marks_before = self.queue.dequeue_marks();
+        let next = self.queue.dequeue(pool, now, &mut self.dropped);
+        self.stats.ecn_marks += self.queue.dequeue_marks() - marks_before;
+        for dropped in self.dropped.drain(..) {
             self.stats.aqm_drops += 1;
             pool.release(dropped);
         }

@@ -1,6 +1,9 @@
 //! The network: packets, queues, directed channels (one per link direction), nodes and routing.
 
 pub mod channel;
+pub mod codel;
+pub mod fq_codel;
 pub mod packet;
 pub mod queue;
+pub mod red;
 pub mod topology;

@@ -1,6 +1,8 @@
 //! Queue disciplines. A queue decides at enqueue (and, for AQMs such as CoDel, at dequeue) whether a
-//! packet is kept, dropped or marked; the channel owns transmission. Issue-3 disciplines (RED,
-//! CoDel, FQ-CoDel) implement the same trait.
+//! packet is kept, dropped or marked; the channel owns transmission. Every packet that arrives at a
+//! link passes through its queue, even when the link is idle (it is then dequeued at once), so
+//! averages and sojourn times see all traffic. Drop-tail lives here; RED, CoDel and FQ-CoDel have
+//! their own files.
 
 use std::collections::VecDeque;
 
@@ -18,14 +20,25 @@ pub enum EnqueueOutcome {
 }
 
 pub trait QueueDiscipline: Send {
-    /// Offers a packet. On `Dropped` the caller releases the packet.
-    fn enqueue(&mut self, packet: PacketId, pool: &mut PacketPool, now: SimTime) -> EnqueueOutcome;
+    /// Offers a packet. On `Dropped` the caller releases the packet. A discipline that makes room
+    /// by dropping other packets (FQ-CoDel drops from the longest flow) pushes them to `evicted`.
+    fn enqueue(&mut self, packet: PacketId, pool: &mut PacketPool, now: SimTime, evicted: &mut Vec<PacketId>) -> EnqueueOutcome;
     /// Takes the next packet to transmit. Packets an AQM drops at dequeue are pushed to `dropped`.
     fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime, dropped: &mut Vec<PacketId>) -> Option<PacketId>;
     fn len_packets(&self) -> usize;
     fn len_bytes(&self) -> u64;
     fn is_empty(&self) -> bool {
         self.len_packets() == 0
+    }
+    /// Packets marked CE at dequeue so far (CoDel marks there; enqueue marks are reported by
+    /// the enqueue outcome).
+    fn dequeue_marks(&self) -> u64 {
+        0
+    }
+    /// Packets an AQM dropped early at enqueue (RED's probabilistic drops; forced drops and a
+    /// full buffer are not early).
+    fn early_drops(&self) -> u64 {
+        0
     }
 }
 
@@ -54,7 +67,7 @@ impl DropTail {
 }
 
 impl QueueDiscipline for DropTail {
-    fn enqueue(&mut self, packet: PacketId, pool: &mut PacketPool, now: SimTime) -> EnqueueOutcome {
+    fn enqueue(&mut self, packet: PacketId, pool: &mut PacketPool, now: SimTime, _evicted: &mut Vec<PacketId>) -> EnqueueOutcome {
         let size = pool.get(packet).wire_bytes as u64;
         let fits = match self.limit {
             QueueLimit::Packets(limit) => (self.packets.len() as u64) < limit,
@@ -106,9 +119,9 @@ mod tests {
         let mut pool = PacketPool::default();
         let mut queue = DropTail::new(QueueLimit::Packets(2), None);
         let ids: Vec<_> = (0..3).map(|_| packet(&mut pool, 1500, Ecn::NotEct)).collect();
-        assert_eq!(queue.enqueue(ids[0], &mut pool, 0), EnqueueOutcome::Queued);
-        assert_eq!(queue.enqueue(ids[1], &mut pool, 0), EnqueueOutcome::Queued);
-        assert_eq!(queue.enqueue(ids[2], &mut pool, 0), EnqueueOutcome::Dropped);
+        assert_eq!(queue.enqueue(ids[0], &mut pool, 0, &mut Vec::new()), EnqueueOutcome::Queued);
+        assert_eq!(queue.enqueue(ids[1], &mut pool, 0, &mut Vec::new()), EnqueueOutcome::Queued);
+        assert_eq!(queue.enqueue(ids[2], &mut pool, 0, &mut Vec::new()), EnqueueOutcome::Dropped);
         assert_eq!(queue.len_bytes(), 3000);
         let mut dropped = Vec::new();
         assert_eq!(queue.dequeue(&mut pool, 0, &mut dropped), Some(ids[0]));
@@ -122,9 +135,9 @@ mod tests {
         let big = packet(&mut pool, 1500, Ecn::NotEct);
         let big2 = packet(&mut pool, 1500, Ecn::NotEct);
         let small = packet(&mut pool, 52, Ecn::NotEct);
-        assert_eq!(queue.enqueue(big, &mut pool, 0), EnqueueOutcome::Queued);
-        assert_eq!(queue.enqueue(big2, &mut pool, 0), EnqueueOutcome::Queued);
-        assert_eq!(queue.enqueue(small, &mut pool, 0), EnqueueOutcome::Dropped);
+        assert_eq!(queue.enqueue(big, &mut pool, 0, &mut Vec::new()), EnqueueOutcome::Queued);
+        assert_eq!(queue.enqueue(big2, &mut pool, 0, &mut Vec::new()), EnqueueOutcome::Queued);
+        assert_eq!(queue.enqueue(small, &mut pool, 0, &mut Vec::new()), EnqueueOutcome::Dropped);
     }
 
     #[test]
@@ -134,10 +147,10 @@ mod tests {
         let first = packet(&mut pool, 1500, Ecn::Ect);
         let second = packet(&mut pool, 1500, Ecn::Ect);
         let third = packet(&mut pool, 1500, Ecn::NotEct);
-        assert_eq!(queue.enqueue(first, &mut pool, 0), EnqueueOutcome::Queued);
-        assert_eq!(queue.enqueue(second, &mut pool, 0), EnqueueOutcome::QueuedMarked);
+        assert_eq!(queue.enqueue(first, &mut pool, 0, &mut Vec::new()), EnqueueOutcome::Queued);
+        assert_eq!(queue.enqueue(second, &mut pool, 0, &mut Vec::new()), EnqueueOutcome::QueuedMarked);
         assert_eq!(pool.get(second).ecn, Ecn::Ce);
-        assert_eq!(queue.enqueue(third, &mut pool, 0), EnqueueOutcome::Queued);
+        assert_eq!(queue.enqueue(third, &mut pool, 0, &mut Vec::new()), EnqueueOutcome::Queued);
         assert_eq!(pool.get(third).ecn, Ecn::NotEct);
     }
 }

@@ -407,7 +407,7 @@ impl TcpSender {
         self.retransmit_hint = offset as u64 + 1;
         self.stats.retransmitted_segments += 1;
         self.stats.retransmitted_bytes += length;
-        self.emit(start, length, false, ctx);
+        self.emit(start, length, false, true, ctx);
     }
 
     fn send_new(&mut self, length: u64, ctx: &mut EndpointContext) {
@@ -416,10 +416,12 @@ impl TcpSender {
         self.segments.push_back(Segment { sent_at: now, ..Segment::default() });
         self.snd_nxt += length;
         let cwr = std::mem::take(&mut self.cwr_pending);
-        self.emit(start, length, cwr, ctx);
+        self.emit(start, length, cwr, false, ctx);
     }
 
-    fn emit(&mut self, start: u64, length: u64, cwr: bool, ctx: &mut EndpointContext) {
+    /// Hands a data segment to the network. Retransmissions are never ECN-capable (RFC 3168
+    /// section 6.1.5: a router must not mark a packet the sender could not react to).
+    fn emit(&mut self, start: u64, length: u64, cwr: bool, retransmission: bool, ctx: &mut EndpointContext) {
         let now = ctx.events.now();
         let wire_bytes = length + self.config.header_bytes;
         let in_flight_before = self.bytes_in_flight().saturating_sub(length);
@@ -430,7 +432,7 @@ impl TcpSender {
             wire_bytes: wire_bytes as u32,
             sequence: start,
             payload_bytes: length as u32,
-            ecn: if self.config.ecn { Ecn::Ect } else { Ecn::NotEct },
+            ecn: if self.config.ecn && !retransmission { Ecn::Ect } else { Ecn::NotEct },
             cwr,
             sent_at: now,
             ..Packet::default()

@@ -1,0 +1,173 @@
+//! Published behaviour of the algorithm library and the queue disciplines, each with its tolerance.
+//! Where a behaviour depends on a choice a paper left open, the algorithm's docs page says which.
+
+use tcplab_core::{Results, Scenario, Simulation};
+
+fn run(text: &str) -> Results {
+    let scenario = Scenario::from_toml(text).unwrap_or_else(|e| panic!("test scenario is invalid: {e}"));
+    Simulation::new(&scenario).expect("test scenario builds").run()
+}
+
+fn bottleneck_row(results: &Results) -> usize {
+    let links = &results.links;
+    (0..links.rows())
+        .find(|&i| links.strings("link")[i] == "bottleneck" && links.strings("direction")[i] == "forward")
+        .expect("a bottleneck")
+}
+
+/// Mean forward bottleneck queue (packets) over samples at or after `from_s`.
+fn mean_queue(results: &Results, from_s: f64) -> f64 {
+    let q = &results.queue_series;
+    let rows: Vec<usize> = (0..q.rows())
+        .filter(|&i| q.strings("link")[i] == "bottleneck" && q.strings("direction")[i] == "forward" && q.f64("time_s")[i] >= from_s)
+        .collect();
+    rows.iter().map(|&i| q.u64("queue_packets")[i] as f64).sum::<f64>() / rows.len() as f64
+}
+
+fn dumbbell(rate: &str, delay: &str, buffer: &str, extra: &str, flows: &str, duration: &str) -> String {
+    format!(
+        r#"
+        [simulation]
+        duration = "{duration}"
+        [topology]
+        kind = "dumbbell"
+        bottleneck = {{ rate = "{rate}", delay = "{delay}", buffer = "{buffer}" {extra} }}
+        access = {{ rate = "10Gbps", delay = "1ms", buffer = "100000p" }}
+        {flows}
+    "#
+    )
+}
+
+#[test]
+fn vegas_keeps_between_alpha_and_beta_packets_queued_per_flow() {
+    let results = run(&dumbbell("10Mbps", "25ms", "1000p", "", "[[flows]]\ncc = \"vegas\"\ncount = 2", "60s"));
+    // alpha = 2, beta = 4 segments per flow; allow one segment either side for sampling.
+    let per_flow = mean_queue(&results, 20.0) / 2.0;
+    assert!((1.0..=5.0).contains(&per_flow), "{per_flow} packets queued per flow");
+    assert!(results.links.f64("utilization")[bottleneck_row(&results)] > 0.95);
+}
+
+#[test]
+fn veno_keeps_more_throughput_than_reno_under_one_percent_random_loss() {
+    let loss = r#", forward = { loss = { model = "bernoulli", p = 0.01 } }"#;
+    let goodput = |cc: &str| {
+        let results = run(&dumbbell("10Mbps", "25ms", "1000p", loss, &format!("[[flows]]\ncc = \"{cc}\""), "120s"));
+        results.flows.f64("goodput_bps")[0]
+    };
+    let (veno, reno) = (goodput("veno"), goodput("reno"));
+    // Veno judges these losses random (short queue) and cuts to 4/5 instead of 1/2.
+    assert!(veno > 1.2 * reno, "veno {veno} vs reno {reno}");
+}
+
+#[test]
+fn hybla_grows_faster_than_newreno_on_a_600ms_path() {
+    // 10 Mbit/s, 2 x (1 + 298 + 1) ms = 600 ms base RTT, a 1.5 MB receive window.
+    let text = |cc: &str| {
+        format!(
+            r#"
+            [simulation]
+            duration = "300s"
+            sample_interval = "600ms"
+            [topology]
+            kind = "dumbbell"
+            bottleneck = {{ rate = "10Mbps", delay = "298ms", buffer = "1BDP" }}
+            access = {{ rate = "1Gbps", delay = "1ms", buffer = "10000p" }}
+            [tcp]
+            receive_window = "1.5MB"
+            [[flows]]
+            cc = "{cc}"
+        "#
+        )
+    };
+    let hybla = run(&text("hybla"));
+    let newreno = run(&text("newreno"));
+    let segments = |r: &Results| -> Vec<f64> { r.flow_series.f64("cwnd_bytes").iter().map(|b| b / 1448.0).collect() };
+    // Slow start: after the first ACKs (1.8 s = 3 RTTs), rho = 24 multiplies cwnd by up to 2^16
+    // per ACK; NewReno has only grown 1.5x per RTT.
+    let (h, n) = (segments(&hybla), segments(&newreno));
+    assert!(h[3] > 100.0 * n[3], "slow start: hybla {} vs newreno {}", h[3], n[3]);
+    // Congestion avoidance: growth per RTT between consecutive samples (600 ms apart).
+    let median_ca_growth = |r: &Results, cwnd: &[f64]| {
+        let states = r.flow_series.strings("state");
+        let mut growth: Vec<f64> = (0..cwnd.len() - 1)
+            .filter(|&i| states[i] == "congestion_avoidance" && states[i + 1] == "congestion_avoidance")
+            .map(|i| cwnd[i + 1] - cwnd[i])
+            .collect();
+        growth.sort_by(f64::total_cmp);
+        growth[growth.len() / 2]
+    };
+    let (hg, ng) = (median_ca_growth(&hybla, &h), median_ca_growth(&newreno, &n));
+    // rho^2 = 576 segments per RTT at most; NewReno 1 (0.5 with delayed ACKs).
+    assert!(hg > 50.0 && ng < 1.5, "CA growth per RTT: hybla {hg}, newreno {ng}");
+    assert!(hybla.flows.f64("goodput_bps")[0] > newreno.flows.f64("goodput_bps")[0]);
+}
+
+#[test]
+fn compound_dwnd_fills_an_underused_pipe_and_shrinks_when_the_queue_builds() {
+    // 1 Gbit/s, 100 ms RTT, a 0.1-BDP buffer: after a loss Reno leaves the pipe half empty.
+    let text = |cc: &str| dumbbell("1Gbps", "48ms", "0.1BDP", "", &format!("[[flows]]\ncc = \"{cc}\""), "20s");
+    let compound = run(&text("compound"));
+    let reno = run(&text("reno"));
+    let (c, r) = (compound.flows.f64("goodput_bps")[0], reno.flows.f64("goodput_bps")[0]);
+    assert!(c > 1.5 * r, "compound {c} vs reno {r}");
+    // dwnd shrinks: the window falls between samples with no loss recovery in between.
+    let series = &compound.flow_series;
+    let cwnd = series.f64("cwnd_bytes");
+    let states = series.strings("state");
+    let steady = |s: &str| s == "compound" || s == "congestion_avoidance";
+    let shrinks = (0..series.rows() - 1).filter(|&i| steady(&states[i]) && steady(&states[i + 1]) && cwnd[i + 1] < cwnd[i]).count();
+    assert!(shrinks > 0, "dwnd never shrank");
+    assert!(states.iter().any(|s| s == "compound"), "dwnd never grew");
+}
+
+#[test]
+fn red_with_ecn_marks_where_red_without_ecn_drops() {
+    let red = |ecn: bool| {
+        let queue = format!(r#", queue = {{ kind = "red", gentle = false, ecn = {ecn} }}"#);
+        let flows = "[tcp]\necn = true\n[[flows]]\ncc = \"reno\"\ncount = 10";
+        run(&dumbbell("10Mbps", "20ms", "100p", &queue, flows, "30s"))
+    };
+    let with_ecn = red(true);
+    let without = red(false);
+    let (b1, b2) = (bottleneck_row(&with_ecn), bottleneck_row(&without));
+    let marks = with_ecn.links.u64("ecn_marks")[b1];
+    assert!(marks > 100, "marks {marks}");
+    assert_eq!(without.links.u64("ecn_marks")[b2], 0);
+    assert!(without.links.u64("early_drops")[b2] > 100, "without ECN, RED drops early");
+    // With ECN an early decision marks an ECN-capable packet; only retransmissions, which are
+    // never ECN-capable (RFC 3168 6.1.5), can still be dropped early. The other drops are forced
+    // (the average at or above max_th) or a full buffer.
+    let early_with_ecn = with_ecn.links.u64("early_drops")[b1];
+    let retransmissions: u64 = with_ecn.flows.u64("retransmitted_segments").iter().sum();
+    assert!(early_with_ecn <= retransmissions, "early drops {early_with_ecn} > retransmissions {retransmissions}");
+    assert!(early_with_ecn * 20 < without.links.u64("early_drops")[b2]);
+    assert!(with_ecn.links.u64("queue_drops")[b1] < without.links.u64("queue_drops")[b2]);
+    assert!(with_ecn.flows.u64("ecn_reductions").iter().sum::<u64>() > 0);
+}
+
+#[test]
+fn codel_keeps_the_standing_queue_near_its_five_ms_target() {
+    let text = |queue: &str| dumbbell("20Mbps", "19ms", "100BDP", queue, "[[flows]]\ncc = \"cubic\"", "60s");
+    let codel = run(&text(r#", queue = "codel""#));
+    let droptail = run(&text(""));
+    let (c, d) = (bottleneck_row(&codel), bottleneck_row(&droptail));
+    let p95 = codel.links.f64("queue_delay_p95_ms")[c];
+    // "Near 5 ms": within a factor of two of the target, where drop-tail holds seconds.
+    assert!((2.5..=10.0).contains(&p95), "CoDel p95 sojourn {p95} ms");
+    assert!(droptail.links.f64("queue_delay_p50_ms")[d] > 500.0);
+    assert!(codel.links.f64("utilization")[c] > 0.9);
+}
+
+#[test]
+fn fq_codel_isolates_a_light_flow_from_a_heavy_one() {
+    // A CUBIC flow fills a deep buffer; a 1 Mbit/s UDP flow shares it. Under FIFO the UDP flow
+    // waits behind the standing queue; under FQ-CoDel it has its own short sub-queue.
+    let flows = "[[flows]]\ncc = \"cubic\"\n[[flows]]\nprotocol = \"udp\"\nrate = \"1Mbps\"\npacket_size = \"200B\"";
+    let delay = |queue: &str| {
+        let results = run(&dumbbell("20Mbps", "19ms", "50BDP", queue, flows, "30s"));
+        results.flows.f64("one_way_delay_mean_ms")[1]
+    };
+    let fifo = delay("");
+    let fq = delay(r#", queue = "fq_codel""#);
+    assert!(fq < 25.0 && fifo > 200.0, "UDP one-way delay: fq_codel {fq} ms, drop-tail {fifo} ms");
+}
