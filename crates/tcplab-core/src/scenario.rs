@@ -787,7 +787,7 @@ impl Scenario {
                 let name = flow.cc.as_ref().ok_or_else(|| {
                     ScenarioError::new(format!("{key}.cc"), format!("a TCP flow needs an algorithm; available: {}", cc::names().join(", ")))
                 })?;
-                let info = cc::ConnectionInfo { mss: 1448, initial_window_segments: 10 };
+                let info = cc::ConnectionInfo { mss: 1448, initial_window_segments: 10, seed: 1 };
                 if cc::find(name).is_none() {
                     return Err(ScenarioError::new(
                         format!("{key}.cc"),

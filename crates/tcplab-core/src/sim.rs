@@ -123,6 +123,7 @@ pub enum StreamKind {
     Flow = 2,
     UdpSource = 3,
     Queue = 4,
+    Algorithm = 5,
 }
 
 /// The random number generator every component uses.

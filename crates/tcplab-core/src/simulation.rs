@@ -4,6 +4,7 @@
 //! endpoint of their flow (TCP receiver, TCP sender or UDP sink). Endpoints never touch the network
 //! directly: they push packets into an outbox that the simulation injects at their node.
 
+use rand::Rng;
 use rand_distr::{Distribution, Exp};
 
 use crate::cc::{self, ConnectionInfo};
@@ -350,7 +351,11 @@ impl Simulation {
                     let controller = cc::create(
                         &algorithm,
                         &spec.params,
-                        ConnectionInfo { mss: config.mss, initial_window_segments: config.initial_window_segments },
+                        ConnectionInfo {
+                            mss: config.mss,
+                            initial_window_segments: config.initial_window_segments,
+                            seed: rng_stream(seed, run, StreamKind::Algorithm, id as u64).next_u64(),
+                        },
                     )
                     .map_err(|e| ScenarioError::new(format!("{key}.params"), e))?;
                     let index = simulation.tcp.len() as u32;

@@ -46,7 +46,7 @@ impl Script {
     }
 
     fn with_config(config: TcpConfig) -> Self {
-        let controller = cc::create("newreno", &Value::Null, ConnectionInfo { mss: MSS, initial_window_segments: 10 }).unwrap();
+        let controller = cc::create("newreno", &Value::Null, ConnectionInfo { mss: MSS, initial_window_segments: 10, seed: 1 }).unwrap();
         let mut script = Script { sender: TcpSender::new(0, 1, config, controller), events: EventQueue::new(), outbox: Vec::new() };
         script.sender.app_write(u64::MAX, &mut EndpointContext { events: &mut script.events, outbox: &mut script.outbox });
         script
@@ -272,4 +272,73 @@ fn pacing_option_spaces_segments_at_twice_cwnd_over_srtt_in_slow_start() {
     assert!(s.sent().is_empty(), "too early by a nanosecond");
     s.at_nanos(100 * MS + 4_727_273);
     assert_eq!(s.sent(), vec![11]);
+}
+
+/// Records every ACK event the sender reports, behind a fixed window.
+struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<tcplab_core::cc::AckEvent>>>);
+
+impl tcplab_core::cc::CongestionControl for Recorder {
+    fn on_ack(&mut self, ack: &tcplab_core::cc::AckEvent) {
+        self.0.lock().unwrap().push(*ack);
+    }
+    fn on_congestion_event(&mut self, _: &tcplab_core::cc::CongestionEvent) {}
+    fn on_recovery_exit(&mut self, _: u64) {}
+    fn cwnd(&self) -> u64 {
+        10 * MSS
+    }
+    fn ssthresh(&self) -> u64 {
+        u64::MAX
+    }
+    fn state_name(&self) -> &'static str {
+        "fixed"
+    }
+}
+
+#[test]
+fn delivery_rate_samples_follow_the_draft() {
+    let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut events_q = EventQueue::new();
+    let mut outbox = Vec::new();
+    let mut sender = TcpSender::new(0, 1, config(RecoveryMode::Sack), Box::new(Recorder(events.clone())));
+    // The application writes exactly 20 segments: 10 now (the window), 10 more later.
+    sender.set_stream_end(20 * MSS);
+    sender.app_write(u64::MAX, &mut EndpointContext { events: &mut events_q, outbox: &mut outbox });
+    assert_eq!(outbox.len(), 10);
+    events_q.advance_to(100 * MS);
+    for n in 1..=10 {
+        let ack = Packet { kind: PacketKind::TcpAck, ack: n * MSS, receive_window: 1_000_000, ..Packet::default() };
+        sender.on_ack(&ack, &mut EndpointContext { events: &mut events_q, outbox: &mut outbox });
+    }
+    let recorded = events.lock().unwrap().clone();
+    // Every segment of the flight was sent at 0 with nothing delivered: the k-th ACK at 100 ms
+    // samples k segments over 100 ms. The last: 10 x 1000 B x 8 / 0.1 s = 800 kbit/s.
+    assert_eq!(recorded[0].delivery_rate, Some(80_000));
+    assert_eq!(recorded[9].delivery_rate, Some(800_000));
+    assert!(recorded.iter().all(|e| !e.delivery_rate_app_limited));
+    assert_eq!((recorded[9].delivered, recorded[9].prior_delivered), (10 * MSS, 0));
+}
+
+#[test]
+fn delivery_rate_samples_are_app_limited_when_their_segment_was_sent_app_limited() {
+    let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut events_q = EventQueue::new();
+    let mut outbox = Vec::new();
+    let mut sender = TcpSender::new(0, 1, config(RecoveryMode::Sack), Box::new(Recorder(events.clone())));
+    // 5 segments into a 10-segment window: the sender runs out of data, so it is app-limited.
+    sender.app_write(5 * MSS, &mut EndpointContext { events: &mut events_q, outbox: &mut outbox });
+    events_q.advance_to(50 * MS);
+    // 5 more at 50 ms: sent while app-limited.
+    sender.app_write(5 * MSS, &mut EndpointContext { events: &mut events_q, outbox: &mut outbox });
+    assert_eq!(outbox.len(), 10);
+    events_q.advance_to(100 * MS);
+    for n in 1..=5 {
+        let ack = Packet { kind: PacketKind::TcpAck, ack: n * MSS, receive_window: 1_000_000, ..Packet::default() };
+        sender.on_ack(&ack, &mut EndpointContext { events: &mut events_q, outbox: &mut outbox });
+    }
+    events_q.advance_to(150 * MS);
+    let ack = Packet { kind: PacketKind::TcpAck, ack: 6 * MSS, receive_window: 1_000_000, ..Packet::default() };
+    sender.on_ack(&ack, &mut EndpointContext { events: &mut events_q, outbox: &mut outbox });
+    let recorded = events.lock().unwrap().clone();
+    assert!(recorded[..5].iter().all(|e| !e.delivery_rate_app_limited), "sent before the application ran dry");
+    assert!(recorded[5].delivery_rate_app_limited, "sent while app-limited");
 }

@@ -203,7 +203,7 @@ mod tests {
     use crate::time::NANOS_PER_MILLI as MS;
 
     fn ctcp(cwnd: u32, dwnd: f64) -> Compound {
-        let mut c = Compound::new(CompoundConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10 });
+        let mut c = Compound::new(CompoundConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
         c.window.cwnd = cwnd;
         c.window.ssthresh = 10;
         c.dwnd = dwnd;
@@ -245,7 +245,7 @@ mod tests {
 
     #[test]
     fn options_low_window_and_gamma_tuning() {
-        let mut c = Compound::new(CompoundConfig { low_window_rule: true, gamma_auto_tuning: true, ..CompoundConfig::default() }, ConnectionInfo { mss: 1000, initial_window_segments: 10 });
+        let mut c = Compound::new(CompoundConfig { low_window_rule: true, gamma_auto_tuning: true, ..CompoundConfig::default() }, ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
         c.window.cwnd = 30;
         c.window.ssthresh = 10;
         c.update_dwnd(100 * MS, 100 * MS);

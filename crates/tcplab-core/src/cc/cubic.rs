@@ -344,7 +344,7 @@ mod tests {
     use super::*;
 
     fn cubic() -> Cubic {
-        Cubic::new(CubicConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10 })
+        Cubic::new(CubicConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 })
     }
 
     fn loss(cubic: &mut Cubic, now: SimTime) {
@@ -385,7 +385,7 @@ mod tests {
 
         let mut slow = Cubic::new(
             CubicConfig { fast_convergence: false, ..CubicConfig::default() },
-            ConnectionInfo { mss: 1000, initial_window_segments: 10 },
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 },
         );
         slow.window.cwnd = 100;
         loss(&mut slow, 0);

@@ -27,7 +27,7 @@ pub struct FakeSender {
 
 impl FakeSender {
     pub fn new(name: &str, params: &serde_json::Value, mss: u64, initial_window_segments: u32, rtt: SimDuration) -> Self {
-        let cc = super::create(name, params, ConnectionInfo { mss, initial_window_segments })
+        let cc = super::create(name, params, ConnectionInfo { mss, initial_window_segments, seed: 1 })
             .unwrap_or_else(|e| panic!("cannot create {name}: {e}"));
         Self { cc, mss, now: 0, rtt, min_rtt: rtt, snd_una: 0, snd_nxt: 0, in_recovery: false, recover: 0, cwnd_limited: true }
     }
@@ -84,6 +84,13 @@ impl FakeSender {
             cwnd_limited: self.cwnd_limited,
             app_limited: !self.cwnd_limited,
             snd_una_advanced: acked > 0,
+            // ACK-clocked: the window in flight before this ACK was delivered in one RTT.
+            delivery_rate: (self.rtt > 0 && before > 0)
+                .then(|| (before as u128 * 8 * crate::time::NANOS_PER_SEC as u128 / self.rtt as u128) as u64),
+            delivery_rate_app_limited: !self.cwnd_limited,
+            delivered: self.snd_una,
+            prior_delivered: self.snd_una.saturating_sub(before),
+            newly_lost_segments: 0,
             ece: false,
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,

@@ -52,6 +52,17 @@ pub struct AckEvent {
     pub app_limited: bool,
     /// The cumulative acknowledgement moved forward (not only SACK information).
     pub snd_una_advanced: bool,
+    /// Delivery rate sample in bits per second (draft-cheng-iccrg-delivery-rate-estimation),
+    /// absent when this ACK gives no valid sample.
+    pub delivery_rate: Option<u64>,
+    /// The rate sample was taken while the application limited the sender.
+    pub delivery_rate_app_limited: bool,
+    /// Bytes delivered over the connection so far, and as of when the sampled segment was sent
+    /// (BBR counts rounds with these).
+    pub delivered: u64,
+    pub prior_delivered: u64,
+    /// Segments newly marked lost while processing this ACK.
+    pub newly_lost_segments: u32,
     /// The ACK carried ECN-Echo.
     pub ece: bool,
     /// Highest cumulatively acknowledged byte and next new byte to send, for round tracking.
@@ -94,6 +105,9 @@ pub trait CongestionControl: Send {
     fn on_recovery_exit(&mut self, now: SimTime);
     /// A segment left the sender; `bytes_in_flight_before` is 0 when the connection was idle.
     fn on_packet_sent(&mut self, _now: SimTime, _bytes: u64, _bytes_in_flight_before: u64) {}
+    /// Everything outstanding at a retransmission timeout has been acknowledged (the end of
+    /// Linux's TCP_CA_Loss state). Most algorithms need nothing here.
+    fn on_timeout_recovery_exit(&mut self, _now: SimTime) {}
     fn cwnd(&self) -> u64;
     fn ssthresh(&self) -> u64;
     /// Bits per second the sender should pace at, if the algorithm paces.
@@ -109,6 +123,8 @@ pub trait CongestionControl: Send {
 pub struct ConnectionInfo {
     pub mss: u64,
     pub initial_window_segments: u32,
+    /// Seed for algorithms that draw random numbers (derived from the flow's random stream).
+    pub seed: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -270,13 +286,13 @@ mod tests {
             }
             assert_eq!(fields.len(), algorithm.params.len(), "{}: a field has no spec", algorithm.name);
             // The defaults themselves pass validation.
-            assert!((algorithm.create)(&defaults, ConnectionInfo { mss: 1448, initial_window_segments: 10 }).is_ok());
+            assert!((algorithm.create)(&defaults, ConnectionInfo { mss: 1448, initial_window_segments: 10, seed: 1 }).is_ok());
         }
     }
 
     #[test]
     fn bad_parameters_are_named() {
-        let info = ConnectionInfo { mss: 1448, initial_window_segments: 10 };
+        let info = ConnectionInfo { mss: 1448, initial_window_segments: 10, seed: 1 };
         let err = create("cubic", &serde_json::json!({"beta": 1.5}), info).err().unwrap();
         assert!(err.contains("beta = 1.5") && err.contains("out of range"), "{err}");
         let err = create("cubic", &serde_json::json!({"betta": 0.5}), info).err().unwrap();

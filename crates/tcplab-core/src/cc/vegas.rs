@@ -185,7 +185,7 @@ mod tests {
     }
 
     fn vegas_in_ca(cwnd: u32, ssthresh: u32) -> (Vegas, u64) {
-        let mut v = Vegas::new(VegasConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10 });
+        let mut v = Vegas::new(VegasConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
         v.window.cwnd = cwnd;
         v.window.ssthresh = ssthresh;
         v.base_rtt = Some(100 * MS);

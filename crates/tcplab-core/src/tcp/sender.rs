@@ -41,7 +41,7 @@ use crate::net::packet::{Ecn, Packet, PacketKind};
 use crate::sim::Event;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::{EndpointContext, RecoveryMode, TcpConfig};
-use crate::time::{transmission_time, SimTime, NANOS_PER_MICRO, NANOS_PER_SEC};
+use crate::time::{transmission_time, SimDuration, SimTime, NANOS_PER_MICRO, NANOS_PER_SEC};
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Segment {
@@ -53,6 +53,13 @@ struct Segment {
     retransmission_in_flight: bool,
     /// It has ever been retransmitted: Karn's rule forbids RTT samples from it.
     ever_retransmitted: bool,
+    /// Delivery-rate state when it was (last) sent: bytes delivered, when the last of those was
+    /// delivered, when the first segment of that flight was sent, and whether the application
+    /// limited the sender then.
+    delivered: u64,
+    delivered_time: SimTime,
+    first_sent_time: SimTime,
+    app_limited: bool,
 }
 
 /// Counters a flow reports at the end of a run.
@@ -145,6 +152,26 @@ pub struct TcpSender {
     cwnd_usage_seq: u64,
     /// The application had nothing to send when the window allowed more.
     pub app_limited: bool,
+
+    /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation): bytes delivered
+    /// (cumulatively or by SACK), when the last of them was, the send time of the first segment
+    /// of the current flight, and the delivered count until which samples are app-limited (0:
+    /// not app-limited).
+    delivered: u64,
+    delivered_time: SimTime,
+    first_sent_time: SimTime,
+    app_limited_until: u64,
+    /// Segments ever marked lost (to report the newly lost ones per ACK).
+    lost_marks: u64,
+}
+
+/// The rate sample one ACK produces.
+#[derive(Default)]
+struct RateSample {
+    prior_delivered: Option<u64>,
+    prior_time: SimTime,
+    send_elapsed: SimDuration,
+    is_app_limited: bool,
 }
 
 impl TcpSender {
@@ -184,6 +211,11 @@ impl TcpSender {
             max_packets_out: 0,
             cwnd_usage_seq: 0,
             app_limited: false,
+            delivered: 0,
+            delivered_time: 0,
+            first_sent_time: 0,
+            app_limited_until: 0,
+            lost_marks: 0,
         }
     }
 
@@ -274,6 +306,7 @@ impl TcpSender {
         }
         segment.lost = true;
         self.lost_count += 1;
+        self.lost_marks += 1;
         if segment.retransmission_in_flight {
             segment.retransmission_in_flight = false;
             self.retransmissions_in_flight -= 1;
@@ -338,6 +371,8 @@ impl TcpSender {
                     if self.snd_nxt >= available {
                         if in_flight + self.config.mss <= window {
                             self.app_limited = true;
+                            // Rate samples stay app-limited until this flight is delivered.
+                            self.app_limited_until = (self.delivered + in_flight).max(1);
                         }
                         break;
                     }
@@ -398,6 +433,7 @@ impl TcpSender {
         let now = ctx.events.now();
         let start = self.snd_una + offset as u64 * self.config.mss;
         let length = self.segment_len(start);
+        self.stamp_delivery_state(offset, now);
         let segment = &mut self.segments[offset];
         debug_assert!(segment.lost && !segment.retransmission_in_flight);
         segment.retransmission_in_flight = true;
@@ -414,9 +450,38 @@ impl TcpSender {
         let now = ctx.events.now();
         let start = self.snd_nxt;
         self.segments.push_back(Segment { sent_at: now, ..Segment::default() });
+        self.stamp_delivery_state(self.segments.len() - 1, now);
         self.snd_nxt += length;
         let cwr = std::mem::take(&mut self.cwr_pending);
         self.emit(start, length, cwr, false, ctx);
+    }
+
+    /// Records the connection's delivery state in a segment about to be sent. A send into an empty
+    /// pipe starts a new flight: its intervals start now.
+    fn stamp_delivery_state(&mut self, offset: usize, now: SimTime) {
+        if self.bytes_in_flight() == 0 {
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        let segment = &mut self.segments[offset];
+        segment.delivered = self.delivered;
+        segment.delivered_time = self.delivered_time;
+        segment.first_sent_time = self.first_sent_time;
+        segment.app_limited = self.app_limited_until != 0;
+    }
+
+    /// Credits one newly delivered segment: counts it and keeps the sample of the most recently
+    /// sent delivered segment.
+    fn on_delivered(&mut self, segment: &Segment, length: u64, now: SimTime, sample: &mut RateSample) {
+        self.delivered += length;
+        self.delivered_time = now;
+        if sample.prior_delivered.is_none_or(|prior| segment.delivered >= prior) {
+            sample.prior_delivered = Some(segment.delivered);
+            sample.prior_time = segment.delivered_time;
+            sample.send_elapsed = segment.sent_at.saturating_sub(segment.first_sent_time);
+            sample.is_app_limited = segment.app_limited;
+            self.first_sent_time = segment.sent_at;
+        }
     }
 
     /// Hands a data segment to the network. Retransmissions are never ECN-capable (RFC 3168
@@ -575,6 +640,8 @@ impl TcpSender {
             }
         };
         let ack_advances = ack.ack > self.snd_una;
+        let lost_marks_before = self.lost_marks;
+        let mut rate = RateSample::default();
         while self.snd_una < ack.ack && !self.segments.is_empty() {
             let length = self.segment_len(self.snd_una);
             let segment = self.pop_acknowledged();
@@ -582,6 +649,7 @@ impl TcpSender {
             if !segment.sacked {
                 newly_acked_bytes += length;
                 newly_acked_segments += 1;
+                self.on_delivered(&segment, length, now, &mut rate);
             }
             self.snd_una += length;
         }
@@ -602,8 +670,10 @@ impl TcpSender {
                     if self.mark_sacked(offset) {
                         new_sack_info = true;
                         note_sample(&segment);
-                        newly_acked_bytes += self.segment_len(self.snd_una + offset as u64 * mss);
+                        let length = self.segment_len(self.snd_una + offset as u64 * mss);
+                        newly_acked_bytes += length;
                         newly_acked_segments += 1;
+                        self.on_delivered(&segment, length, now, &mut rate);
                     }
                 }
             }
@@ -615,6 +685,17 @@ impl TcpSender {
         if let Some(sent) = earliest_sent {
             self.rtt.on_sample(now - sent);
         }
+        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
+            self.app_limited_until = 0;
+        }
+        // The sample's interval is the longer of the send and ACK intervals; one shorter than the
+        // minimum RTT is implausible (ACK compression) and gives no sample (the draft, Linux).
+        let delivery_rate = rate.prior_delivered.and_then(|prior| {
+            let interval = rate.send_elapsed.max(now - rate.prior_time);
+            let min_rtt = self.rtt.min_rtt.unwrap_or(0);
+            (interval > 0 && interval >= min_rtt)
+                .then(|| ((self.delivered - prior) as u128 * 8 * NANOS_PER_SEC as u128 / interval as u128) as u64)
+        });
         let rtt_sample = latest_sent.map(|sent| now - sent);
         if let Some(rtt) = rtt_sample {
             self.stats.rtt_us.record(rtt / NANOS_PER_MICRO).expect("microsecond values stay far below the auto-resizing histogram limit of 2^63");
@@ -636,6 +717,7 @@ impl TcpSender {
 
         if self.in_timeout_recovery && self.snd_una >= self.recover {
             self.in_timeout_recovery = false;
+            self.cc.on_timeout_recovery_exit(now);
         }
         if self.in_recovery {
             if self.snd_una >= self.recover {
@@ -682,6 +764,11 @@ impl TcpSender {
                 cwnd_limited: self.is_cwnd_limited(),
                 app_limited: self.app_limited,
                 snd_una_advanced: ack_advances,
+                delivery_rate,
+                delivery_rate_app_limited: rate.is_app_limited,
+                delivered: self.delivered,
+                prior_delivered: rate.prior_delivered.unwrap_or(self.delivered),
+                newly_lost_segments: (self.lost_marks - lost_marks_before) as u32,
                 ece: ack.ece,
                 snd_una: self.snd_una,
                 snd_nxt: self.snd_nxt,
