@@ -171,3 +171,34 @@ fn fq_codel_isolates_a_light_flow_from_a_heavy_one() {
     let fq = delay(r#", queue = "fq_codel""#);
     assert!(fq < 25.0 && fifo > 200.0, "UDP one-way delay: fq_codel {fq} ms, drop-tail {fifo} ms");
 }
+
+#[test]
+fn bbr_fills_the_link_with_a_short_queue_and_probes_rtt_every_ten_seconds() {
+    let text = r#"
+        [simulation]
+        duration = "40s"
+        sample_interval = "10ms"
+        [topology]
+        kind = "dumbbell"
+        bottleneck = { rate = "50Mbps", delay = "18ms", buffer = "1BDP" }
+        access = { rate = "1Gbps", delay = "1ms", buffer = "10000p" }
+        [[flows]]
+        cc = "bbr"
+    "#;
+    let results = run(text);
+    let b = bottleneck_row(&results);
+    let utilization = results.links.f64("utilization")[b];
+    assert!(utilization >= 0.95, "utilization {utilization}");
+    // One BDP here is 50 Mbit/s x 40 ms = 167 packets of 1500 B.
+    let queue = mean_queue(&results, 5.0);
+    assert!(queue < 167.0, "mean queue {queue} packets");
+    let series = &results.flow_series;
+    let states = series.strings("state");
+    let times = series.f64("time_s");
+    let entries: Vec<f64> = (1..series.rows()).filter(|&i| states[i] == "probe_rtt" && states[i - 1] != "probe_rtt").map(|i| times[i]).collect();
+    assert!(entries.len() >= 3, "PROBE_RTT entries {entries:?}");
+    for pair in entries.windows(2) {
+        let gap = pair[1] - pair[0];
+        assert!((9.5..=11.0).contains(&gap), "PROBE_RTT every {gap} s: {entries:?}");
+    }
+}

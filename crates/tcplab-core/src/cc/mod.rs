@@ -6,6 +6,7 @@
 //! an optional pacing rate. An algorithm mutates only its own state; it cannot see the sender's.
 //! Windows cross the trait in bytes; an algorithm may count segments inside (Linux-style ones do).
 
+pub mod bbr;
 pub mod bic;
 pub mod compound;
 pub mod cubic;
@@ -253,6 +254,7 @@ pub fn registry() -> &'static [Algorithm] {
         veno::ALGORITHM,
         westwood::ALGORITHM,
         compound::ALGORITHM,
+        bbr::v1::ALGORITHM,
     ];
     REGISTRY
 }
