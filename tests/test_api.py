@@ -110,3 +110,35 @@ def test_validate_returns_the_resolved_scenario(quickstart):
     resolved = tcplab.validate(quickstart)
     assert "recovery = \"sack\"" in resolved
     assert "hystart = true" in resolved
+
+
+@pytest.mark.parametrize(
+    ("queue", "key", "fragment"),
+    [
+        ("blue", "topology.bottleneck.queue", "unknown variant `blue`"),
+        ({"kind": "red", "max_p": 1.5}, "topology.bottleneck.queue.max_p", "outside (0, 1]"),
+        ({"kind": "codel", "max_p": 0.1}, "topology.bottleneck.queue.max_p", "only applies to red queues"),
+        ({"kind": "red", "min_th": "20p", "max_th": "10p"}, "topology.bottleneck.queue.max_th", "must be above min_th"),
+        ({"kind": "fq_codel", "flows": 0}, "topology.bottleneck.queue.flows", "outside 1 to 65536"),
+    ],
+)
+def test_bad_queue_settings_name_the_key(quickstart, queue, key, fragment):
+    with pytest.raises(tcplab.ScenarioError) as info:
+        tcplab.run(quickstart, duration="1s", set={"topology.bottleneck.queue": queue})
+    text = info.value.args[0]
+    assert text.startswith(key) and fragment in text, text
+
+
+def test_queue_disciplines_run_and_resolve_their_defaults(quickstart):
+    for queue in ["red", "codel", "fq_codel", {"kind": "red", "ecn": True, "gentle": False}]:
+        result = tcplab.run(quickstart, duration="2s", set={"topology.bottleneck.queue": queue})
+        bottleneck = result.links.iloc[0]
+        assert bottleneck["utilization"] > 0.5
+    resolved = tcplab.validate(quickstart, topology__bottleneck__queue="codel")
+    assert 'kind = "codel"' in resolved and 'target = "5ms"' in resolved and 'interval = "100ms"' in resolved
+
+
+def test_every_algorithm_runs_from_python(quickstart):
+    for algorithm in tcplab.algorithms():
+        result = tcplab.run(quickstart, duration="2s", set={"flows.0.cc": algorithm["name"], "flows.0.params": {}})
+        assert result.flows["bytes_delivered"].iloc[0] > 0, algorithm["name"]
