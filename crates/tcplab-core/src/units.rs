@@ -69,7 +69,7 @@ impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let bps = self.0;
         for (scale, unit) in [(1_000_000_000, "Gbps"), (1_000_000, "Mbps"), (1_000, "Kbps")] {
-            if bps % scale == 0 {
+            if bps.is_multiple_of(scale) {
                 return write!(f, "{}{unit}", bps / scale);
             }
         }
@@ -116,7 +116,7 @@ impl fmt::Display for Duration {
             return write!(f, "0s");
         }
         for (scale, unit) in [(NANOS_PER_SEC, "s"), (NANOS_PER_MILLI, "ms"), (NANOS_PER_MICRO, "us")] {
-            if ns % scale == 0 {
+            if ns.is_multiple_of(scale) {
                 return write!(f, "{}{unit}", ns / scale);
             }
         }

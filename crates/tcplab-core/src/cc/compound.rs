@@ -7,6 +7,7 @@
 //!   diff < gamma:  dwnd += max(alpha win^k - 1, 0)
 //!   diff >= gamma: dwnd = max(dwnd - zeta diff, 0)
 //!   loss:          dwnd = max(win (1 - beta) - cwnd / 2, 0) and cwnd = cwnd / 2,
+//!
 //! so that a loss cuts win to (1 - beta) win. Defaults alpha = 1/8, beta = 1/2, k = 0.75,
 //! gamma = 30 segments, zeta = 1.
 //!

@@ -15,6 +15,7 @@
 //! - an idle period shifts the epoch so the curve resumes where it stopped (CA_EVENT_TX_START);
 //! - HyStart (ack train and delay increase) ends slow start early by setting ssthresh = cwnd;
 //! - growth stops while the flow is not cwnd-limited (`tcp_is_cwnd_limited`) unless disabled.
+//!
 //! Linux's 1/32 s cache of the target computation (`last_time`) is not modelled: the target is
 //! recomputed on every ACK, which is what the RFC describes.
 
@@ -326,17 +327,7 @@ impl CongestionControl for Cubic {
         self.last_send = now;
     }
 
-    fn cwnd(&self) -> u64 {
-        self.window.cwnd_bytes()
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.window.ssthresh_bytes()
-    }
-
-    fn state_name(&self) -> &'static str {
-        self.window.state_name()
-    }
+    super::window::window_outputs!();
 }
 
 #[cfg(test)]

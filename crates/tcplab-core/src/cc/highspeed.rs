@@ -5,6 +5,7 @@
 //!   b(w) = (High_Decrease - 0.5) (ln w - ln Low_Window) / (ln High_Window - ln Low_Window) + 0.5
 //!   p(w) = 0.078 / w^1.2
 //!   a(w) = w^2 p(w) 2 b(w) / (2 - b(w))
+//!
 //! (RFC 3649 sections 5 and 6, High_Window = 83000, High_P = 1e-7, High_Decrease = 0.1). At or below
 //! Low_Window it is Reno: a = 1, b = 0.5.
 //!
@@ -20,7 +21,6 @@ use super::{
     defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo,
     ParamKind, ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
 };
-use crate::time::SimTime;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -114,21 +114,7 @@ impl CongestionControl for HighSpeed {
         self.window.reduce(ssthresh, event.kind);
     }
 
-    fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.window.cwnd = self.window.ssthresh;
-    }
-
-    fn cwnd(&self) -> u64 {
-        self.window.cwnd_bytes()
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.window.ssthresh_bytes()
-    }
-
-    fn state_name(&self) -> &'static str {
-        self.window.state_name()
-    }
+    super::window::reno_like_window!();
 }
 
 #[cfg(test)]

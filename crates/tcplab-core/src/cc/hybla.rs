@@ -24,7 +24,7 @@ use super::{
     defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo,
     ParamKind, ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
 };
-use crate::time::{SimDuration, SimTime, NANOS_PER_MILLI, NANOS_PER_SEC};
+use crate::time::{SimDuration, NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::Duration;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -113,21 +113,7 @@ impl CongestionControl for Hybla {
         self.window.reduce(self.window.cwnd / 2, event.kind);
     }
 
-    fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.window.cwnd = self.window.ssthresh;
-    }
-
-    fn cwnd(&self) -> u64 {
-        self.window.cwnd_bytes()
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.window.ssthresh_bytes()
-    }
-
-    fn state_name(&self) -> &'static str {
-        self.window.state_name()
-    }
+    super::window::reno_like_window!();
 }
 
 #[cfg(test)]

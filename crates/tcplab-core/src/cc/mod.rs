@@ -223,6 +223,9 @@ pub fn parse_params<C: DeserializeOwned + Default>(
     serde_json::from_value(params.clone()).map_err(|e| format!("params for '{algorithm}': {e}"))
 }
 
+/// Builds a controller from its (unchecked) parameter table.
+pub type Factory = fn(&Value, ConnectionInfo) -> Result<Box<dyn CongestionControl>, String>;
+
 /// A registered algorithm.
 pub struct Algorithm {
     pub name: &'static str,
@@ -232,7 +235,7 @@ pub struct Algorithm {
     pub params: &'static [ParamSpec],
     /// The defaults of every parameter, as the config serialises them.
     pub defaults: fn() -> Value,
-    pub create: fn(&Value, ConnectionInfo) -> Result<Box<dyn CongestionControl>, String>,
+    pub create: Factory,
 }
 
 /// Serialises a config's `Default` so listings always show the values the code uses.

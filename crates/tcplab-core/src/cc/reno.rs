@@ -19,7 +19,6 @@ use super::{
     defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo,
     ParamKind, ParamSpec,
 };
-use crate::time::SimTime;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -76,19 +75,5 @@ impl CongestionControl for Reno {
         self.window.reduce(self.window.cwnd / 2, event.kind);
     }
 
-    fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.window.cwnd = self.window.ssthresh;
-    }
-
-    fn cwnd(&self) -> u64 {
-        self.window.cwnd_bytes()
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.window.ssthresh_bytes()
-    }
-
-    fn state_name(&self) -> &'static str {
-        self.window.state_name()
-    }
+    super::window::reno_like_window!();
 }

@@ -9,6 +9,7 @@
 //! - slow start otherwise: Reno slow start;
 //! - congestion avoidance: diff > beta -> cwnd - 1 (and ssthresh <= cwnd - 1); diff < alpha ->
 //!   cwnd + 1; otherwise hold.
+//!
 //! Then cwnd >= 2 and ssthresh >= 3/4 cwnd. Fewer than 3 samples: Reno. Losses: Reno; Vegas
 //! restarts its round bookkeeping when recovery ends. Integer arithmetic as in Linux, except that
 //! ssthresh never goes below 2 segments (Linux lets it reach 1 when cwnd is 2).
@@ -21,7 +22,7 @@ use super::{
     defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo,
     ParamKind, ParamSpec,
 };
-use crate::time::{SimDuration, SimTime};
+use crate::time::SimDuration;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -152,21 +153,7 @@ impl CongestionControl for Vegas {
         self.window.reduce(self.window.cwnd / 2, event.kind);
     }
 
-    fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.window.cwnd = self.window.ssthresh;
-    }
-
-    fn cwnd(&self) -> u64 {
-        self.window.cwnd_bytes()
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.window.ssthresh_bytes()
-    }
-
-    fn state_name(&self) -> &'static str {
-        self.window.state_name()
-    }
+    super::window::reno_like_window!();
 }
 
 #[cfg(test)]

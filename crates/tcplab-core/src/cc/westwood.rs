@@ -149,17 +149,7 @@ impl CongestionControl for Westwood {
         self.window.cwnd = self.window.ssthresh;
     }
 
-    fn cwnd(&self) -> u64 {
-        self.window.cwnd_bytes()
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.window.ssthresh_bytes()
-    }
-
-    fn state_name(&self) -> &'static str {
-        self.window.state_name()
-    }
+    super::window::window_outputs!();
 }
 
 #[cfg(test)]

@@ -3,6 +3,37 @@
 //! over: slow start adds the acked segments up to ssthresh and returns the leftover; additive
 //! increase adds one segment per `w` acked segments, keeping the remainder in a credit counter.
 
+/// The trait outputs of an algorithm whose state has a `window: SegmentWindow` field: cwnd and
+/// ssthresh in bytes and the slow-start/avoidance state name.
+macro_rules! window_outputs {
+    () => {
+        fn cwnd(&self) -> u64 {
+            self.window.cwnd_bytes()
+        }
+
+        fn ssthresh(&self) -> u64 {
+            self.window.ssthresh_bytes()
+        }
+
+        fn state_name(&self) -> &'static str {
+            self.window.state_name()
+        }
+    };
+}
+
+/// `window_outputs!` plus the usual end of fast recovery: cwnd = ssthresh.
+macro_rules! reno_like_window {
+    () => {
+        fn on_recovery_exit(&mut self, _now: crate::time::SimTime) {
+            self.window.cwnd = self.window.ssthresh;
+        }
+
+        crate::cc::window::window_outputs!();
+    };
+}
+
+pub(crate) use {reno_like_window, window_outputs};
+
 /// An unbounded ssthresh, as Linux's TCP_INFINITE_SSTHRESH.
 pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
 /// The largest congestion window in segments (Linux's u32 `snd_cwnd_clamp` in effect).

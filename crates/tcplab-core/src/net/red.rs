@@ -9,6 +9,7 @@
 //! - min_th <= avg < max_th: p_b = max_p (avg - min_th) / (max_th - min_th);
 //! - gentle and max_th <= avg < 2 max_th: p_b = max_p + (1 - max_p) (avg - max_th) / max_th;
 //! - above that (max_th without gentle): a forced drop.
+//!
 //! In the probabilistic region the packet is dropped (or, with `ecn`, marked CE if ECN-capable)
 //! with p_a = p_b / (1 - count p_b) (uniform spacing), or with `wait` (ns-2's default) p_a = 0
 //! while count p_b < 1, p_b / (2 - count p_b) while below 2, else 1, where count is the number

@@ -565,13 +565,11 @@ impl TcpSender {
         }
         match self.rto_deadline {
             Some(deadline) if deadline <= now => self.on_timeout(ctx),
-            Some(deadline) => {
-                if self.rto_event_at.is_none() {
-                    self.rto_event_at = Some(deadline);
-                    ctx.events.schedule(deadline, Event::RetransmitTimer { flow: self.flow });
-                }
+            Some(deadline) if self.rto_event_at.is_none() => {
+                self.rto_event_at = Some(deadline);
+                ctx.events.schedule(deadline, Event::RetransmitTimer { flow: self.flow });
             }
-            None => {}
+            _ => {}
         }
     }
 
@@ -780,7 +778,8 @@ impl TcpSender {
         if self.segments.is_empty() {
             self.rto_deadline = None;
         } else if ack_advances {
-            let restart = !(self.in_recovery && self.config.recovery == RecoveryMode::NewReno) || !self.partial_ack_seen;
+            // NewReno recovery restarts the timer only on the first partial ACK ("impatient").
+            let restart = !(self.in_recovery && self.config.recovery == RecoveryMode::NewReno && self.partial_ack_seen);
             if restart || self.rto_deadline.is_none() {
                 self.arm_rto(ctx);
             }

@@ -11,6 +11,7 @@
 //!   one BDP), cwnd gain 2; entered at a random phase other than 0.75;
 //! - PROBE_RTT: when RTprop was not refreshed for 10 s, cwnd 4 segments for max(200 ms, one round),
 //!   then back to PROBE_BW (or STARTUP if the pipe was never filled).
+//!
 //! Loss: the first round of fast recovery conserves packets (cwnd = inflight + acked), later
 //! rounds grow towards the target; leaving recovery restores the window saved at entry. After a
 //! timeout cwnd restarts from 1. ECN is ignored (as in Linux's BBR v1).
