@@ -50,7 +50,7 @@ def test_same_seed_gives_byte_identical_files_and_another_seed_does_not(quicksta
         result = tcplab.run(quickstart, duration="3s", seed=seed, set=spread)
         outputs.append({p.name: p.read_bytes() for p in result.save(tmp_path / name)})
     a, b, c = outputs
-    assert set(a) == {"flows.parquet", "links.parquet", "timeseries.parquet", "queues.parquet", "summary.json", "scenario.toml"}
+    assert set(a) == {"flows.parquet", "links.parquet", "timeseries.parquet", "queues.parquet", "events.parquet", "summary.json", "scenario.toml"}
     assert a == b
     assert a["flows.parquet"] != c["flows.parquet"]
     assert a["timeseries.parquet"] != c["timeseries.parquet"]
@@ -142,3 +142,22 @@ def test_every_algorithm_runs_from_python(quickstart):
     for algorithm in tcplab.algorithms():
         result = tcplab.run(quickstart, duration="2s", set={"flows.0.cc": algorithm["name"], "flows.0.params": {}})
         assert result.flows["bytes_delivered"].iloc[0] > 0, algorithm["name"]
+
+
+def test_rta_switch_events_reach_the_events_table(tmp_path):
+    scenario = {
+        "simulation": {"duration": "20s"},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate": "10Mbps", "delay": "48ms", "buffer": "1BDP",
+                           "forward": {"delay_schedule": [{"at": "5s", "delay": "850ms"}]}},
+            "access": {"rate": "1Gbps", "delay": "1ms", "buffer": "1000p"},
+        },
+        "tcp": {"min_rto": "1s"},
+        "flows": [{"cc": "rta"}],
+    }
+    result = tcplab.run(scenario)
+    assert list(result.events["event"]) == ["switch_to_hybla"]
+    assert 5.0 < result.events["time_s"].iloc[0] < 7.0
+    result.save(tmp_path)
+    assert list(pd.read_parquet(tmp_path / "events.parquet")["name"]) == ["rta-0"]

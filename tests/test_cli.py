@@ -13,7 +13,7 @@ def test_run_prints_a_summary_and_writes_results(quickstart, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "goodput Mb/s" in printed and "cubic-0" in printed and "bottleneck" in printed
     names = {p.name for p in out.iterdir()}
-    assert {"flows.parquet", "links.parquet", "timeseries.parquet", "queues.parquet", "summary.json", "scenario.toml"} <= names
+    assert {"flows.parquet", "links.parquet", "timeseries.parquet", "queues.parquet", "events.parquet", "summary.json", "scenario.toml"} <= names
     assert {"overview.png", "cwnd.png", "rtt.png", "throughput.png", "queue.png"} <= names
     summary = json.loads((out / "summary.json").read_text())
     assert summary["seed"] == 1 and summary["simulated_seconds"] == 2.0

@@ -21,6 +21,7 @@ class Result:
     - ``links``: one row per link direction (utilization, drops, marks, queueing delay, ...).
     - ``timeseries``: per flow per sample (cwnd, ssthresh, srtt, in flight, throughput, state).
     - ``queues``: per link direction per sample (queue length in packets and bytes).
+    - ``events``: events algorithms reported (mode switches and the like), with time and flow.
     - ``scenario_toml``: the scenario as it ran, every default written out.
     """
 
@@ -29,6 +30,7 @@ class Result:
     links: pd.DataFrame
     timeseries: pd.DataFrame
     queues: pd.DataFrame
+    events: pd.DataFrame
     scenario_toml: str
     files: list[Path] = field(default_factory=list)
 
@@ -46,6 +48,7 @@ class Result:
             links=pd.DataFrame(raw["links"]),
             timeseries=timeseries,
             queues=pd.DataFrame(raw["queue_series"]),
+            events=pd.DataFrame(raw["events"]),
             scenario_toml=scenario_toml,
         )
 
@@ -55,7 +58,8 @@ class Result:
         out.mkdir(parents=True, exist_ok=True)
         written = []
         metadata = {"tcplab_version": self.summary["tcplab_version"]}
-        for name, frame in [("flows", self.flows), ("links", self.links), ("timeseries", self.timeseries), ("queues", self.queues)]:
+        tables = [("flows", self.flows), ("links", self.links), ("timeseries", self.timeseries), ("queues", self.queues), ("events", self.events)]
+        for name, frame in tables:
             path = out / f"{name}.parquet"
             _write_parquet(frame, path, metadata)
             written.append(path)

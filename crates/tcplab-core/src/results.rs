@@ -94,6 +94,8 @@ pub struct Results {
     pub flow_series: Table,
     /// Per-channel queue time series, one row per link direction per sample.
     pub queue_series: Table,
+    /// Events algorithms reported (mode switches and the like): time, flow, event name.
+    pub events: Table,
 }
 
 /// Jain's fairness index (sum x)^2 / (n sum x^2); 1 for equal shares, 1/n when one flow has all.

@@ -317,6 +317,10 @@ pub struct DirectionSpec {
     /// Rate changes over time.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rate_schedule: Vec<RateStep>,
+    /// Propagation delay changes over time (a route change, a satellite hop): packets leaving
+    /// after a step take the new delay.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub delay_schedule: Vec<DelayStep>,
 }
 
 impl DirectionSpec {
@@ -326,6 +330,7 @@ impl DirectionSpec {
             && self.jitter.is_none()
             && self.outages.is_empty()
             && self.rate_schedule.is_empty()
+            && self.delay_schedule.is_empty()
     }
 }
 
@@ -390,6 +395,13 @@ pub struct OutageSpec {
 pub struct RateStep {
     pub at: Duration,
     pub rate: Rate,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DelayStep {
+    pub at: Duration,
+    pub delay: Duration,
 }
 
 /// TCP options; every key is optional and falls back to the defaults in [`TcpSpec::DEFAULTS`].
@@ -1007,6 +1019,11 @@ fn validate_link(key: &str, link: &LinkSpec, needs_ends: bool) -> Result<(), Sce
         for (i, step) in spec.rate_schedule.iter().enumerate().skip(1) {
             if step.at <= spec.rate_schedule[i - 1].at {
                 return Err(ScenarioError::new(format!("{key}.rate_schedule[{i}].at"), "rate steps must be in increasing time order"));
+            }
+        }
+        for (i, step) in spec.delay_schedule.iter().enumerate().skip(1) {
+            if step.at <= spec.delay_schedule[i - 1].at {
+                return Err(ScenarioError::new(format!("{key}.delay_schedule[{i}].at"), "delay steps must be in increasing time order"));
             }
         }
     }

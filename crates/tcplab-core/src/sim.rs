@@ -20,8 +20,9 @@ pub enum Event {
     Arrival { channel: u32, packet: PacketId },
     /// A channel's transmitter is free and its queue holds a packet to send.
     TransmitterFree { channel: u32 },
-    /// A channel's forward rate changes (capacity schedules).
+    /// A channel's rate or propagation delay changes (capacity and delay schedules).
     RateChange { channel: u32, index: u32 },
+    DelayChange { channel: u32, index: u32 },
     /// A TCP flow starts, or its application toggles on/off or writes more data.
     FlowStart { flow: u32 },
     AppToggle { flow: u32 },

@@ -399,6 +399,9 @@ impl Simulation {
             for (step, &(at, _)) in channel.rate_schedule.iter().enumerate() {
                 simulation.events.schedule(at, Event::RateChange { channel: index as u32, index: step as u32 });
             }
+            for (step, &(at, _)) in channel.delay_schedule.iter().enumerate() {
+                simulation.events.schedule(at, Event::DelayChange { channel: index as u32, index: step as u32 });
+            }
         }
         simulation.scenario = scenario;
         simulation.events.schedule(0, Event::Sample);
@@ -449,6 +452,9 @@ impl Simulation {
             }
             Event::RateChange { channel, index } => {
                 self.network.channels[channel as usize].apply_rate_change(index as usize)
+            }
+            Event::DelayChange { channel, index } => {
+                self.network.channels[channel as usize].apply_delay_change(index as usize)
             }
             Event::FlowStart { flow } => self.start_tcp_flow(flow as usize),
             Event::AppToggle { flow } => self.toggle_tcp_app(flow as usize),
@@ -791,7 +797,28 @@ impl Simulation {
         queue_series.push("queue_packets", Column::U64(s.queue_packets.clone()));
         queue_series.push("queue_bytes", Column::U64(s.queue_bytes.clone()));
 
+        let mut event_time = Vec::new();
+        let mut event_flow = Vec::new();
+        let mut event_name = Vec::new();
+        let mut event_kind = Vec::new();
+        for f in &self.tcp {
+            for &(at, event) in &f.sender.stats.events {
+                event_time.push(as_secs_f64(at));
+                event_flow.push(f.id as u64);
+                event_name.push(f.name.clone());
+                event_kind.push(event.to_string());
+            }
+        }
+        let mut order: Vec<usize> = (0..event_time.len()).collect();
+        order.sort_by(|&a, &b| event_time[a].total_cmp(&event_time[b]).then(event_flow[a].cmp(&event_flow[b])));
+        let mut events = Table::default();
+        events.push("time_s", Column::F64(order.iter().map(|&i| event_time[i]).collect()));
+        events.push("flow_id", Column::U64(order.iter().map(|&i| event_flow[i]).collect()));
+        events.push("name", Column::Str(order.iter().map(|&i| event_name[i].clone()).collect()));
+        events.push("event", Column::Str(order.iter().map(|&i| event_kind[i].clone()).collect()));
+
         Results {
+            events,
             summary: Summary {
                 scenario: self.scenario.name.clone(),
                 seed: self.scenario.simulation.seed,
@@ -951,6 +978,7 @@ fn configure_direction(channel: &mut Channel, spec: &DirectionSpec) {
     }
     channel.outages = spec.outages.iter().map(|o| Outage { start: o.at.nanos(), end: o.at.nanos() + o.duration.nanos() }).collect();
     channel.rate_schedule = spec.rate_schedule.iter().map(|s| (s.at.nanos(), s.rate.bps())).collect();
+    channel.delay_schedule = spec.delay_schedule.iter().map(|s| (s.at.nanos(), s.delay.nanos())).collect();
 }
 
 /// Columns of the per-flow table, filled row by row.

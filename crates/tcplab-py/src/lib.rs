@@ -97,6 +97,7 @@ impl Simulation {
         out.set_item("links", table_to_dict(py, &results.links)?)?;
         out.set_item("flow_series", table_to_dict(py, &results.flow_series)?)?;
         out.set_item("queue_series", table_to_dict(py, &results.queue_series)?)?;
+        out.set_item("events", table_to_dict(py, &results.events)?)?;
         Ok(out)
     }
 }

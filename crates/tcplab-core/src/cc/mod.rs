@@ -15,6 +15,7 @@ pub mod highspeed;
 pub mod hybla;
 pub mod newreno;
 pub mod reno;
+pub mod rta;
 pub mod scalable;
 pub mod vegas;
 pub mod veno;
@@ -117,6 +118,11 @@ pub trait CongestionControl: Send {
     }
     /// A short name of the algorithm's current state, for traces ("slow_start", "ca").
     fn state_name(&self) -> &'static str;
+    /// A named event that happened in the last call (a mode switch, an algorithm-specific
+    /// congestion event), for the results' events table. Polled after every call.
+    fn take_event(&mut self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// What an algorithm needs to know about the connection it is created for.
@@ -258,6 +264,7 @@ pub fn registry() -> &'static [Algorithm] {
         westwood::ALGORITHM,
         compound::ALGORITHM,
         bbr::v1::ALGORITHM,
+        rta::ALGORITHM,
     ];
     REGISTRY
 }

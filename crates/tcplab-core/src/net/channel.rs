@@ -127,8 +127,10 @@ pub struct Channel {
     pub loss: LossModel,
     pub jitter: Option<Jitter>,
     pub outages: Vec<Outage>,
-    /// (time, new rate) pairs applied by `RateChange` events.
+    /// (time, new rate) pairs applied by `RateChange` events, and (time, new delay) pairs
+    /// applied by `DelayChange` events.
     pub rate_schedule: Vec<(SimTime, u64)>,
+    pub delay_schedule: Vec<(SimTime, SimDuration)>,
     /// The queue limit as configured, in bytes and packets, for reports.
     pub limit_description: String,
     pub stats: ChannelStats,
@@ -163,6 +165,7 @@ impl Channel {
             jitter: None,
             outages: Vec::new(),
             rate_schedule: Vec::new(),
+            delay_schedule: Vec::new(),
             limit_description,
             stats: ChannelStats::default(),
             rng,
@@ -229,6 +232,10 @@ impl Channel {
 
     pub fn apply_rate_change(&mut self, schedule_index: usize) {
         self.rate_bps = self.rate_schedule[schedule_index].1;
+    }
+
+    pub fn apply_delay_change(&mut self, schedule_index: usize) {
+        self.delay = self.delay_schedule[schedule_index].1;
     }
 
     fn transmit(&mut self, index: u32, packet: PacketId, pool: &mut PacketPool, events: &mut EventQueue) {

@@ -77,6 +77,8 @@ pub struct SenderStats {
     pub rtt_sum: u128,
     /// When every byte of a finite transfer was acknowledged.
     pub all_acknowledged_at: Option<SimTime>,
+    /// Events the algorithm reported, with their times.
+    pub events: Vec<(SimTime, &'static str)>,
 }
 
 impl Default for SenderStats {
@@ -92,6 +94,7 @@ impl Default for SenderStats {
             rtt_us: Histogram::new(3).expect("3 significant figures is a valid histogram precision"),
             rtt_sum: 0,
             all_acknowledged_at: None,
+            events: Vec::new(),
         }
     }
 }
@@ -528,6 +531,12 @@ impl TcpSender {
         Some(bits_per_second.min(u64::MAX as u128) as u64)
     }
 
+    fn collect_events(&mut self, now: SimTime) {
+        while let Some(event) = self.cc.take_event() {
+            self.stats.events.push((now, event));
+        }
+    }
+
     /// Linux tcp_cwnd_validate: remember whether the window was the limit over the last window.
     fn update_cwnd_limited(&mut self, window_was_limit: bool) {
         let packets_out = self.packets_out();
@@ -599,6 +608,7 @@ impl TcpSender {
         self.recover = self.snd_nxt;
         self.ecn_recover = self.snd_nxt;
         self.rtt.back_off();
+        self.collect_events(now);
         self.arm_rto(ctx);
         self.try_send(ctx);
     }
@@ -773,6 +783,7 @@ impl TcpSender {
             };
             self.cc.on_ack(&event);
         }
+        self.collect_events(now);
 
         // 6. Timer (RFC 6298 5.2 and 5.3) and completion.
         if self.segments.is_empty() {
