@@ -271,3 +271,47 @@ fn rta_ignores_a_two_sample_rtt_spike() {
     assert!(events(&results).is_empty(), "{:?}", events(&results));
     assert_eq!(results.flows.u64("timeouts")[0], 0);
 }
+
+fn roccet_path(cc: &str, forward: &str) -> Results {
+    run(&format!(
+        r#"
+        [simulation]
+        duration = "60s"
+        sample_interval = "50ms"
+        [topology]
+        kind = "dumbbell"
+        bottleneck = {{ rate = "50Mbps", delay = "13ms", buffer = "16BDP", forward = {{ {forward} }} }}
+        access = {{ rate = "1Gbps", delay = "1ms", buffer = "100000p" }}
+        [[flows]]
+        cc = "{cc}"
+    "#
+    ))
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
+}
+
+#[test]
+fn roccet_keeps_the_rtt_far_below_cubics_on_a_deep_buffer() {
+    // 50 Mbit/s, 30 ms base RTT, a 16-BDP buffer: CUBIC fills it, ROCCET backs off on srRTT.
+    let roccet = roccet_path("roccet", "");
+    let cubic = roccet_path("cubic", "");
+    let (r, c) = (median(roccet.flow_series.f64("srtt_ms")), median(cubic.flow_series.f64("srtt_ms")));
+    assert!(r < 0.5 * c, "median sRTT: roccet {r} ms, cubic {c} ms");
+    let (rg, cg) = (roccet.flows.f64("goodput_bps")[0], cubic.flows.f64("goodput_bps")[0]);
+    assert!(rg > 0.9 * cg, "goodput: roccet {rg}, cubic {cg}");
+}
+
+#[test]
+fn roccet_reacts_within_two_seconds_of_a_capacity_drop() {
+    let roccet = roccet_path("roccet", r#"rate_schedule = [{ at = "30s", rate = "25Mbps" }]"#);
+    let first_after_drop = events(&roccet)
+        .into_iter()
+        .find(|(t, e)| *t >= 30.0 && e == "roccet_event")
+        .map(|(t, _)| t);
+    let t = first_after_drop.expect("a ROCCET event after the drop");
+    assert!(t < 32.0, "first ROCCET event {t} s after a drop at 30 s");
+}

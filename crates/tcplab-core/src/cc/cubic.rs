@@ -245,6 +245,18 @@ impl Cubic {
         self.window.ssthresh = self.window.cwnd;
     }
 
+    /// ROCCET's congestion event (papers/tcp-roccet.txt): W_max is only ever raised (no fast
+    /// convergence), cwnd = max(floor(beta cwnd), 2), ssthresh = cwnd, and a new epoch starts.
+    pub(crate) fn roccet_reduction(&mut self) {
+        let cwnd = self.window.cwnd;
+        self.w_max = self.w_max.max(cwnd);
+        self.epoch_start = None;
+        let reduced = ((cwnd as f64 * self.config.beta).floor() as u32).max(2);
+        self.window.cwnd = reduced;
+        self.window.ssthresh = reduced;
+        self.window.credit = 0;
+    }
+
     fn reset(&mut self) {
         self.w_max = 0;
         self.epoch_start = None;

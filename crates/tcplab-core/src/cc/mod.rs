@@ -15,6 +15,7 @@ pub mod highspeed;
 pub mod hybla;
 pub mod newreno;
 pub mod reno;
+pub mod roccet;
 pub mod rta;
 pub mod scalable;
 pub mod vegas;
@@ -140,6 +141,8 @@ pub enum ParamKind {
     Integer { min: i64, max: i64 },
     Bool,
     Duration { min: SimDuration, max: SimDuration },
+    /// One of a fixed set of names.
+    Choice { allowed: &'static [&'static str] },
 }
 
 impl ParamKind {
@@ -152,6 +155,7 @@ impl ParamKind {
             ParamKind::Duration { min, max } => {
                 format!("{} to {}", units::Duration(*min), units::Duration(*max))
             }
+            ParamKind::Choice { allowed } => allowed.join(" or "),
         }
     }
 }
@@ -215,6 +219,11 @@ pub fn parse_params<C: DeserializeOwned + Default>(
                     return Err(format!("{key} = {value} must be true or false"));
                 }
             }
+            ParamKind::Choice { allowed } => {
+                if !value.as_str().is_some_and(|v| allowed.contains(&v)) {
+                    return Err(format!("{key} = {value} is not allowed for '{algorithm}': allowed {}", spec.kind.range()));
+                }
+            }
             ParamKind::Duration { min, max } => {
                 let text = value
                     .as_str()
@@ -265,6 +274,7 @@ pub fn registry() -> &'static [Algorithm] {
         compound::ALGORITHM,
         bbr::v1::ALGORITHM,
         rta::ALGORITHM,
+        roccet::ALGORITHM,
     ];
     REGISTRY
 }
