@@ -315,3 +315,58 @@ fn roccet_reacts_within_two_seconds_of_a_capacity_drop() {
     let t = first_after_drop.expect("a ROCCET event after the drop");
     assert!(t < 32.0, "first ROCCET event {t} s after a drop at 30 s");
 }
+
+fn tcp_do_reductions(text: &str) -> usize {
+    let results = run(text);
+    events(&results).iter().filter(|(_, e)| e == "tcpdo_reduction").count()
+}
+
+#[test]
+fn tcp_do_oscillations_rise_with_cross_traffic_and_trigger_reductions() {
+    // The paper's dynamic scenario, scaled: a sender writing 200 Mbit/s in 100 ms on/off bursts on
+    // a 1 Gbit/s link, alone and with nine 200 Mbit/s on/off UDP sources.
+    let text = |cross: &str| {
+        format!(
+            r#"
+            [simulation]
+            duration = "20s"
+            [topology]
+            kind = "dumbbell"
+            bottleneck = {{ rate = "1Gbps", delay = "1ms", buffer = "1BDP" }}
+            access = {{ rate = "10Gbps", delay = "0.5ms", buffer = "100000p" }}
+            bdp_rtt = "10ms"
+            [[flows]]
+            cc = "tcp_do"
+            rate = "200Mbps"
+            on_time = "100ms"
+            off_time = "100ms"
+            {cross}
+        "#
+        )
+    };
+    let alone = tcp_do_reductions(&text(""));
+    let crowded = tcp_do_reductions(&text(
+        "[[flows]]\nprotocol = \"udp\"\nrate = \"200Mbps\"\ncount = 9\non_time = \"100ms\"\noff_time = \"200ms\"\non_off_distribution = \"exponential\"\nstart_spread = \"1s\"",
+    ));
+    assert_eq!(alone, 0, "no queue, no oscillation-driven cuts");
+    assert!(crowded >= 5, "{crowded} reductions with cross traffic");
+}
+
+#[test]
+fn tcp_do_bulk_flow_oscillates_on_its_own_queue() {
+    // Recorded finding: the paper's frequency is oscillations per millisecond, so it scales with
+    // the flow's own ACK rate. A bulk flow filling a 1-BDP buffer alone changes its RTT on nearly
+    // every ACK and is cut about once per second even without cross traffic.
+    let text = r#"
+        [simulation]
+        duration = "30s"
+        [topology]
+        kind = "dumbbell"
+        bottleneck = { rate = "100Mbps", delay = "4ms", buffer = "1BDP" }
+        access = { rate = "1Gbps", delay = "0.5ms", buffer = "10000p" }
+        [[flows]]
+        cc = "tcp_do"
+    "#;
+    let alone = tcp_do_reductions(text);
+    assert!(alone >= 10, "{alone} reductions alone");
+}

@@ -18,6 +18,7 @@ pub mod reno;
 pub mod roccet;
 pub mod rta;
 pub mod scalable;
+pub mod tcp_do;
 pub mod vegas;
 pub mod veno;
 pub mod westwood;
@@ -275,6 +276,7 @@ pub fn registry() -> &'static [Algorithm] {
         bbr::v1::ALGORITHM,
         rta::ALGORITHM,
         roccet::ALGORITHM,
+        tcp_do::ALGORITHM,
     ];
     REGISTRY
 }
