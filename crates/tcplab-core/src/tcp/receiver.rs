@@ -31,8 +31,9 @@ pub struct TcpReceiver {
     config: TcpConfig,
     /// Next byte expected; everything before it has been delivered.
     rcv_nxt: u64,
-    /// Received ranges above `rcv_nxt`, sorted and disjoint.
+    /// Received ranges above `rcv_nxt`, sorted and disjoint, and their total length.
     out_of_order: Vec<(u64, u64)>,
+    held_bytes: u64,
     /// Segments received since the last ACK.
     unacknowledged_segments: u32,
     delayed_ack_deadline: Option<SimTime>,
@@ -50,6 +51,7 @@ impl TcpReceiver {
             config,
             rcv_nxt: 0,
             out_of_order: Vec::new(),
+            held_bytes: 0,
             unacknowledged_segments: 0,
             delayed_ack_deadline: None,
             delayed_ack_event_at: None,
@@ -116,8 +118,15 @@ impl TcpReceiver {
         }
     }
 
+    /// The held range that contains byte `at`, if any (binary search: ranges are sorted).
+    fn held_range(&self, at: u64) -> Option<(u64, u64)> {
+        let after = self.out_of_order.partition_point(|&(s, _)| s <= at);
+        let candidate = *self.out_of_order.get(after.checked_sub(1)?)?;
+        (at < candidate.1).then_some(candidate)
+    }
+
     fn is_held(&self, start: u64, end: u64) -> bool {
-        self.out_of_order.iter().any(|&(s, e)| s <= start && end <= e)
+        self.held_range(start).is_some_and(|(_, e)| end <= e)
     }
 
     /// Delivers [rcv_nxt, end) and any held ranges that became contiguous.
@@ -129,6 +138,7 @@ impl TcpReceiver {
                 break;
             }
             new_next = new_next.max(e);
+            self.held_bytes -= e - s;
             joined += 1;
         }
         self.out_of_order.drain(..joined);
@@ -145,9 +155,11 @@ impl TcpReceiver {
         let first = ranges.partition_point(|&(_, e)| e < start);
         let mut last = first;
         let (mut merged_start, mut merged_end) = (start, end);
+        let mut replaced = 0;
         while last < ranges.len() && ranges[last].0 <= end {
             merged_start = merged_start.min(ranges[last].0);
             merged_end = merged_end.max(ranges[last].1);
+            replaced += ranges[last].1 - ranges[last].0;
             last += 1;
         }
         if last == first {
@@ -156,10 +168,7 @@ impl TcpReceiver {
             ranges[first] = (merged_start, merged_end);
             ranges.drain(first + 1..last);
         }
-    }
-
-    fn held_bytes(&self) -> u64 {
-        self.out_of_order.iter().map(|&(s, e)| e - s).sum()
+        self.held_bytes = self.held_bytes + (merged_end - merged_start) - replaced;
     }
 
     fn send_ack(&mut self, trigger: Option<(u64, u64)>, ctx: &mut EndpointContext) {
@@ -167,11 +176,9 @@ impl TcpReceiver {
         self.delayed_ack_deadline = None;
         let mut sack = [(0, 0); MAX_SACK_BLOCKS];
         let mut count = 0;
-        if let Some((start, _)) = trigger {
-            if let Some(&block) = self.out_of_order.iter().find(|&&(s, e)| s <= start && start < e) {
-                sack[0] = block;
-                count = 1;
-            }
+        if let Some(block) = trigger.and_then(|(start, _)| self.held_range(start)) {
+            sack[0] = block;
+            count = 1;
         }
         for &block in self.out_of_order.iter().rev() {
             if count == MAX_SACK_BLOCKS {
@@ -194,7 +201,7 @@ impl TcpReceiver {
             ack: self.rcv_nxt,
             sack,
             sack_count: count as u8,
-            receive_window: self.config.receive_window.saturating_sub(self.held_bytes()),
+            receive_window: self.config.receive_window.saturating_sub(self.held_bytes),
             ece: self.ece_pending,
             sent_at: ctx.events.now(),
             ..Packet::default()

@@ -37,7 +37,7 @@ use std::collections::VecDeque;
 use hdrhistogram::Histogram;
 
 use crate::cc::{AckEvent, CongestionControl, CongestionEvent, CongestionKind};
-use crate::net::packet::{Ecn, Packet, PacketKind};
+use crate::net::packet::{Ecn, Packet, PacketKind, MAX_SACK_BLOCKS};
 use crate::sim::Event;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::{EndpointContext, RecoveryMode, TcpConfig};
@@ -124,6 +124,9 @@ pub struct TcpSender {
     retransmit_hint: u64,
     /// SACK mode: offsets below this have been checked by the loss marking.
     loss_marked_below: u64,
+    /// Offset of the highest SACKed segment: the loss marking walks down from there, not from the
+    /// top of a possibly huge window.
+    highest_sacked: Option<usize>,
 
     in_recovery: bool,
     /// No new fast recovery until `snd_una` reaches this (RFC 6582 `recover`, RFC 6675 RecoveryPoint).
@@ -166,6 +169,32 @@ pub struct TcpSender {
     app_limited_until: u64,
     /// Segments ever marked lost (to report the newly lost ones per ACK).
     lost_marks: u64,
+    /// The SACK blocks of the previous ACK: everything inside them is already on the scoreboard
+    /// (receivers do not renege here), so a new ACK's blocks are only walked outside them.
+    previous_sack: [(u64, u64); MAX_SACK_BLOCKS],
+    previous_sack_count: usize,
+}
+
+/// The parts of [start, end) outside every interval in `known` (at most a few intervals each).
+fn unreported_parts(start: u64, end: u64, known: &[(u64, u64)]) -> impl Iterator<Item = (u64, u64)> {
+    let mut parts = [(start, end); MAX_SACK_BLOCKS + 1];
+    let mut count = 1;
+    for &(known_start, known_end) in known {
+        let mut next = [(0, 0); MAX_SACK_BLOCKS + 1];
+        let mut next_count = 0;
+        for &(s, e) in &parts[..count] {
+            // Keep what lies left and right of the known interval.
+            for (a, b) in [(s, e.min(known_start)), (s.max(known_end), e)] {
+                if a < b && next_count < next.len() {
+                    next[next_count] = (a, b);
+                    next_count += 1;
+                }
+            }
+        }
+        parts = next;
+        count = next_count;
+    }
+    parts.into_iter().take(count)
 }
 
 /// The rate sample one ACK produces.
@@ -198,6 +227,7 @@ impl TcpSender {
             retransmissions_in_flight: 0,
             retransmit_hint: 0,
             loss_marked_below: 0,
+            highest_sacked: None,
             in_recovery: false,
             recover: 0,
             in_timeout_recovery: false,
@@ -219,6 +249,8 @@ impl TcpSender {
             first_sent_time: 0,
             app_limited_until: 0,
             lost_marks: 0,
+            previous_sack: [(0, 0); MAX_SACK_BLOCKS],
+            previous_sack_count: 0,
         }
     }
 
@@ -324,6 +356,7 @@ impl TcpSender {
         }
         segment.sacked = true;
         self.sacked_count += 1;
+        self.highest_sacked = Some(self.highest_sacked.map_or(offset, |h| h.max(offset)));
         if segment.lost {
             self.lost_count -= 1;
         }
@@ -347,6 +380,8 @@ impl TcpSender {
         }
         self.retransmit_hint = self.retransmit_hint.saturating_sub(1);
         self.loss_marked_below = self.loss_marked_below.saturating_sub(1);
+        // Offsets shift down by one; the highest SACKed segment itself leaving means none is left.
+        self.highest_sacked = self.highest_sacked.and_then(|h| h.checked_sub(1));
         segment
     }
 
@@ -665,26 +700,32 @@ impl TcpSender {
         // 2. SACK information (ignored in NewReno mode, as an ns-2 NewReno sender would).
         let mut new_sack_info = false;
         if self.config.recovery == RecoveryMode::Sack {
-            for &(start, end) in ack.sack_blocks() {
-                if end <= self.snd_una {
-                    continue;
-                }
-                let first = (start.max(self.snd_una) - self.snd_una).div_ceil(mss) as usize;
-                let last = ((end - self.snd_una) / mss) as usize;
-                let stream_tail = end >= self.snd_nxt;
-                let last = if stream_tail { self.segments.len() } else { last.min(self.segments.len()) };
-                for offset in first..last {
-                    let segment = self.segments[offset];
-                    if self.mark_sacked(offset) {
-                        new_sack_info = true;
-                        note_sample(&segment);
-                        let length = self.segment_len(self.snd_una + offset as u64 * mss);
-                        newly_acked_bytes += length;
-                        newly_acked_segments += 1;
-                        self.on_delivered(&segment, length, now, &mut rate);
+            let previous = self.previous_sack;
+            let previous = &previous[..self.previous_sack_count];
+            for &(block_start, block_end) in ack.sack_blocks() {
+                for (start, end) in unreported_parts(block_start, block_end, previous) {
+                    if end <= self.snd_una {
+                        continue;
+                    }
+                    let first = (start.max(self.snd_una) - self.snd_una).div_ceil(mss) as usize;
+                    let last = ((end - self.snd_una) / mss) as usize;
+                    let stream_tail = end >= self.snd_nxt;
+                    let last = if stream_tail { self.segments.len() } else { last.min(self.segments.len()) };
+                    for offset in first..last {
+                        let segment = self.segments[offset];
+                        if self.mark_sacked(offset) {
+                            new_sack_info = true;
+                            note_sample(&segment);
+                            let length = self.segment_len(self.snd_una + offset as u64 * mss);
+                            newly_acked_bytes += length;
+                            newly_acked_segments += 1;
+                            self.on_delivered(&segment, length, now, &mut rate);
+                        }
                     }
                 }
             }
+            self.previous_sack = ack.sack;
+            self.previous_sack_count = ack.sack_count as usize;
             if new_sack_info {
                 self.mark_losses_from_sack();
             }
@@ -808,9 +849,10 @@ impl TcpSender {
         if self.sacked_count < threshold {
             return;
         }
+        let Some(highest) = self.highest_sacked else { return };
         let mut seen = 0;
         let mut boundary = None;
-        for offset in (0..self.segments.len()).rev() {
+        for offset in (0..=highest).rev() {
             if self.segments[offset].sacked {
                 seen += 1;
                 if seen == threshold {
@@ -897,5 +939,19 @@ impl TcpSender {
 
     pub fn is_in_recovery(&self) -> bool {
         self.in_recovery || self.in_timeout_recovery
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unreported_parts;
+
+    #[test]
+    fn only_the_parts_of_a_sack_block_not_reported_before_are_walked() {
+        let parts: Vec<_> = unreported_parts(0, 100, &[(10, 20), (50, 60)]).collect();
+        assert_eq!(parts, vec![(0, 10), (20, 50), (60, 100)]);
+        assert_eq!(unreported_parts(10, 20, &[(0, 100)]).count(), 0);
+        let grown: Vec<_> = unreported_parts(5000, 9000, &[(5000, 8000), (1000, 2000)]).collect();
+        assert_eq!(grown, vec![(8000, 9000)], "a block that grew: only its new end");
     }
 }
