@@ -370,3 +370,30 @@ fn tcp_do_bulk_flow_oscillates_on_its_own_queue() {
     let alone = tcp_do_reductions(text);
     assert!(alone >= 10, "{alone} reductions alone");
 }
+
+#[test]
+fn roccet_never_leaves_launch_when_the_buffer_cannot_double_the_rtt() {
+    // Recorded finding: a 1-BDP buffer at most doubles the RTT, so srRTT never exceeds its 100%
+    // bound; LAUNCH never ends, and since LAUNCH ignores losses the flow keeps overflowing the
+    // buffer (33% of its segments are retransmissions on this path). With 2 BDP it behaves.
+    let text = |buffer: &str| {
+        format!(
+            r#"
+            [simulation]
+            duration = "30s"
+            [topology]
+            kind = "dumbbell"
+            bottleneck = {{ rate = "50Mbps", delay = "13ms", buffer = "{buffer}" }}
+            access = {{ rate = "1Gbps", delay = "1ms", buffer = "100000p" }}
+            [[flows]]
+            cc = "roccet"
+        "#
+        )
+    };
+    let shallow = run(&text("1BDP"));
+    let retransmitted = shallow.flows.u64("retransmitted_segments")[0] as f64 / shallow.flows.u64("packets_sent")[0] as f64;
+    assert!(events(&shallow).is_empty(), "{:?}", events(&shallow));
+    assert!(retransmitted > 0.1, "retransmitted fraction {retransmitted}");
+    let deeper = run(&text("2BDP"));
+    assert!(events(&deeper).iter().any(|(_, e)| e == "roccet_launch_exit"));
+}
