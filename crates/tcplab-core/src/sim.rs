@@ -31,6 +31,8 @@ pub enum Event {
     RetransmitTimer { flow: u32 },
     /// The sender's pacing gate reopens.
     PacingTimer { flow: u32 },
+    /// An ACK the sender held (sender-based delay control) is due for processing.
+    AckRelease { flow: u32 },
     /// The receiver's delayed-ACK timer may have expired.
     DelayedAckTimer { flow: u32 },
     /// A UDP source emits its next datagram, or toggles on/off.

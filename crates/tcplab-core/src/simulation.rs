@@ -471,6 +471,12 @@ impl Simulation {
                 let node = f.source;
                 self.flush(node);
             }
+            Event::AckRelease { flow } => {
+                let f = &mut self.tcp[flow as usize];
+                f.sender.on_ack_release(&mut EndpointContext { events: &mut self.events, outbox: &mut self.outbox });
+                let node = f.source;
+                self.flush(node);
+            }
             Event::DelayedAckTimer { flow } => {
                 let f = &mut self.tcp[flow as usize];
                 f.receiver.on_delayed_ack_timer(&mut EndpointContext { events: &mut self.events, outbox: &mut self.outbox });
@@ -516,7 +522,7 @@ impl Simulation {
             }
             PacketKind::TcpAck => {
                 let flow = &mut self.tcp[packet.flow as usize];
-                flow.sender.on_ack(&packet, &mut ctx);
+                flow.sender.on_ack_arrival(&packet, &mut ctx);
                 flow.source
             }
             PacketKind::Udp => {

@@ -397,3 +397,47 @@ fn roccet_never_leaves_launch_when_the_buffer_cannot_double_the_rtt() {
     let deeper = run(&text("2BDP"));
     assert!(events(&deeper).iter().any(|(_, e)| e == "roccet_launch_exit"));
 }
+
+/// The Active Delay Control paper's many-flow setting (its Table 1): 40 flows on 1.5 Mbit/s,
+/// 40 ms plus 5 ms access links, 1000-byte packets, IW 2, NewReno with Limited Transmit and ECN,
+/// a 100-packet RED queue (b/6, b/2, w_q 0.002, max_p 0.1, gentle) marking ECN-capable packets.
+fn many_flows(cc: &str, params: &str) -> Results {
+    run(&format!(
+        r#"
+        [simulation]
+        duration = "100s"
+        sample_interval = "100ms"
+        [topology]
+        kind = "dumbbell"
+        bottleneck = {{ rate = "1.5Mbps", delay = "40ms", buffer = "100p", queue = {{ kind = "red", ecn = true, gentle = true }} }}
+        access = {{ rate = "10Mbps", delay = "5ms", buffer = "1000p" }}
+        [tcp]
+        mss = "960B"
+        header = "40B"
+        initial_window = 2
+        recovery = "newreno"
+        ecn = true
+        delayed_ack = false
+        [[flows]]
+        cc = "{cc}"
+        count = 40
+        start_spread = "1s"
+        {params}
+    "#
+    ))
+}
+
+#[test]
+fn sdc_keeps_larger_windows_and_fewer_timeouts_than_newreno_with_ecn() {
+    let mean_cwnd = |r: &Results| {
+        let s = &r.flow_series;
+        let rows: Vec<usize> = (0..s.rows()).filter(|&i| s.f64("time_s")[i] >= 10.0).collect();
+        rows.iter().map(|&i| s.f64("cwnd_bytes")[i] / 960.0).sum::<f64>() / rows.len() as f64
+    };
+    let timeouts = |r: &Results| r.flows.u64("timeouts").iter().sum::<u64>();
+    let newreno = many_flows("newreno", "");
+    let sdc = many_flows("sdc", "");
+    assert!(mean_cwnd(&newreno) < 3.0, "NewReno's mean cwnd {}", mean_cwnd(&newreno));
+    assert!(mean_cwnd(&sdc) >= 4.0, "SDC's mean cwnd {}", mean_cwnd(&sdc));
+    assert!(timeouts(&sdc) < timeouts(&newreno), "timeouts: sdc {}, newreno {}", timeouts(&sdc), timeouts(&newreno));
+}

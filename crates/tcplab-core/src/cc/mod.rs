@@ -18,6 +18,7 @@ pub mod reno;
 pub mod roccet;
 pub mod rta;
 pub mod scalable;
+pub mod sdc;
 pub mod tcp_do;
 pub mod vegas;
 pub mod veno;
@@ -120,6 +121,11 @@ pub trait CongestionControl: Send {
     }
     /// A short name of the algorithm's current state, for traces ("slow_start", "ca").
     fn state_name(&self) -> &'static str;
+    /// How long the sender should hold each arriving ACK before processing it (Active Delay
+    /// Control's sender-based delay); 0 for all other algorithms.
+    fn ack_processing_delay(&self) -> SimDuration {
+        0
+    }
     /// A named event that happened in the last call (a mode switch, an algorithm-specific
     /// congestion event), for the results' events table. Polled after every call.
     fn take_event(&mut self) -> Option<&'static str> {
@@ -277,6 +283,7 @@ pub fn registry() -> &'static [Algorithm] {
         rta::ALGORITHM,
         roccet::ALGORITHM,
         tcp_do::ALGORITHM,
+        sdc::ALGORITHM,
     ];
     REGISTRY
 }

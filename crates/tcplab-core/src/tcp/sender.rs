@@ -169,6 +169,9 @@ pub struct TcpSender {
     app_limited_until: u64,
     /// Segments ever marked lost (to report the newly lost ones per ACK).
     lost_marks: u64,
+    /// ACKs held for the algorithm's ACK-processing delay, with their release times (FIFO; the
+    /// release times never decrease).
+    held_acks: VecDeque<(SimTime, Packet)>,
     /// The SACK blocks of the previous ACK: everything inside them is already on the scoreboard
     /// (receivers do not renege here), so a new ACK's blocks are only walked outside them.
     previous_sack: [(u64, u64); MAX_SACK_BLOCKS],
@@ -251,6 +254,7 @@ impl TcpSender {
             lost_marks: 0,
             previous_sack: [(0, 0); MAX_SACK_BLOCKS],
             previous_sack_count: 0,
+            held_acks: VecDeque::new(),
         }
     }
 
@@ -657,6 +661,29 @@ impl TcpSender {
     }
 
     // ----- ACK processing -----
+
+    /// An ACK arrived: process it now, or hold it for the algorithm's ACK-processing delay
+    /// (behind any ACK already held, so order is kept).
+    pub fn on_ack_arrival(&mut self, ack: &Packet, ctx: &mut EndpointContext) {
+        let delay = self.cc.ack_processing_delay();
+        if delay == 0 && self.held_acks.is_empty() {
+            self.on_ack(ack, ctx);
+            return;
+        }
+        let now = ctx.events.now();
+        let release = self.held_acks.back().map_or(now + delay, |&(last, _)| last.max(now + delay));
+        self.held_acks.push_back((release, *ack));
+        ctx.events.schedule(release, Event::AckRelease { flow: self.flow });
+    }
+
+    /// Processes the held ACKs whose time has come.
+    pub fn on_ack_release(&mut self, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
+        while self.held_acks.front().is_some_and(|&(release, _)| release <= now) {
+            let (_, ack) = self.held_acks.pop_front().expect("checked above");
+            self.on_ack(&ack, ctx);
+        }
+    }
 
     pub fn on_ack(&mut self, ack: &Packet, ctx: &mut EndpointContext) {
         let now = ctx.events.now();
