@@ -287,6 +287,10 @@ pub struct LinkSpec {
     pub buffer: Buffer,
     #[serde(default, deserialize_with = "deserialize_queue")]
     pub queue: QueueSpec,
+    /// Exact receiver-based delay control (Active Delay Control): stamp packets with the delay a
+    /// large FIFO at this link's rate would give them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rdc_stamp: bool,
     /// Drop-tail only: mark ECN-capable packets CE when this many packets are already queued.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_mark_threshold: Option<Buffer>,
@@ -441,6 +445,21 @@ pub struct TcpSpec {
     pub receive_window: Option<Bytes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pacing: Option<bool>,
+    /// Receiver-based delay control (Active Delay Control): "none", "exact_rdc" (hold each ACK
+    /// for the delay routers stamped) or "one_bit_rdc" (a delay the receiver adapts from CE).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_delay: Option<AckDelayMode>,
+    /// Largest receiver-side ACK delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_delay_max: Option<Duration>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AckDelayMode {
+    None,
+    ExactRdc,
+    OneBitRdc,
 }
 
 impl TcpSpec {
@@ -464,6 +483,8 @@ impl TcpSpec {
             ecn: Some(false),
             receive_window: Some(Bytes(64_000_000)),
             pacing: Some(false),
+            ack_delay: Some(AckDelayMode::None),
+            ack_delay_max: Some(Duration(2 * NANOS_PER_SEC)),
         }
     }
 
@@ -475,7 +496,7 @@ impl TcpSpec {
         pick!(
             mss, header, initial_window, recovery, limited_transmit, duplicate_threshold, min_rto, initial_rto,
             max_rto, clock_granularity, delayed_ack, delayed_ack_count, delayed_ack_timeout, ecn, receive_window,
-            pacing
+            pacing, ack_delay, ack_delay_max
         )
     }
 
@@ -549,6 +570,8 @@ impl TcpSpec {
             ecn: full.ecn.expect("defaults fill every key"),
             receive_window,
             pacing: full.pacing.expect("defaults fill every key"),
+            ack_delay: full.ack_delay.expect("defaults fill every key"),
+            ack_delay_max: full.ack_delay_max.expect("defaults fill every key").nanos(),
         })
     }
 }
@@ -923,6 +946,7 @@ impl Scenario {
             buffer: Buffer::Packets(1000),
             queue: QueueSpec::default(),
             ecn_mark_threshold: None,
+            rdc_stamp: false,
             forward: DirectionSpec::default(),
             reverse: DirectionSpec::default(),
         }

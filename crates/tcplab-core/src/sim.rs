@@ -35,6 +35,8 @@ pub enum Event {
     AckRelease { flow: u32 },
     /// The receiver's delayed-ACK timer may have expired.
     DelayedAckTimer { flow: u32 },
+    /// An ACK the receiver held (receiver-based delay control) is due to leave.
+    AckSendRelease { flow: u32 },
     /// A UDP source emits its next datagram, or toggles on/off.
     UdpSend { source: u32 },
     UdpToggle { source: u32 },

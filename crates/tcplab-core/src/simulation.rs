@@ -172,6 +172,7 @@ impl Simulation {
                     String::new(),
                     rng_stream(seed, run, StreamKind::Channel, index),
                 );
+                channel.rdc_stamp = spec.rdc_stamp;
                 configure_direction(&mut channel, dir_spec);
                 network.channels.push(channel);
                 let threshold = match spec.ecn_mark_threshold {
@@ -475,6 +476,12 @@ impl Simulation {
                 let f = &mut self.tcp[flow as usize];
                 f.sender.on_ack_release(&mut EndpointContext { events: &mut self.events, outbox: &mut self.outbox });
                 let node = f.source;
+                self.flush(node);
+            }
+            Event::AckSendRelease { flow } => {
+                let f = &mut self.tcp[flow as usize];
+                f.receiver.on_ack_send_release(&mut EndpointContext { events: &mut self.events, outbox: &mut self.outbox });
+                let node = f.sink;
                 self.flush(node);
             }
             Event::DelayedAckTimer { flow } => {

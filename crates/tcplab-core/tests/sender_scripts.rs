@@ -36,6 +36,8 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         ecn: true,
         receive_window: 1_000_000,
         pacing: false,
+        ack_delay: tcplab_core::scenario::AckDelayMode::None,
+        ack_delay_max: 2 * SEC,
     }
 }
 

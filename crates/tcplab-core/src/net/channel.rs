@@ -135,6 +135,11 @@ pub struct Channel {
     pub limit_description: String,
     pub stats: ChannelStats,
     rng: SimRng,
+    /// Exact RDC: stamp each packet with the delay a large FIFO at this rate would give it. The
+    /// virtual FIFO's backlog in bits, and when it was last drained.
+    pub rdc_stamp: bool,
+    virtual_backlog_bits: f64,
+    virtual_updated: SimTime,
     busy_until: SimTime,
     wakeup_pending: bool,
     last_arrival: SimTime,
@@ -169,6 +174,9 @@ impl Channel {
             limit_description,
             stats: ChannelStats::default(),
             rng,
+            rdc_stamp: false,
+            virtual_backlog_bits: 0.0,
+            virtual_updated: 0,
             busy_until: 0,
             wakeup_pending: false,
             last_arrival: 0,
@@ -180,6 +188,16 @@ impl Channel {
     pub fn offer(&mut self, index: u32, packet: PacketId, pool: &mut PacketPool, events: &mut EventQueue) {
         let now = events.now();
         self.stats.offered_packets += 1;
+        if self.rdc_stamp {
+            // The virtual large FIFO drains at the link rate and never drops: the packet's wait
+            // there is the backlog ahead of it.
+            let drained = self.rate_bps as f64 * (now - self.virtual_updated) as f64 / 1e9;
+            self.virtual_backlog_bits = (self.virtual_backlog_bits - drained).max(0.0);
+            self.virtual_updated = now;
+            let wait = (self.virtual_backlog_bits / self.rate_bps as f64 * 1e9) as SimDuration;
+            self.virtual_backlog_bits += pool.get(packet).wire_bytes as f64 * 8.0;
+            pool.get_mut(packet).delay_stamp += wait;
+        }
         let outcome = self.queue.enqueue(packet, pool, now, &mut self.dropped);
         for evicted in self.dropped.drain(..) {
             self.stats.queue_drops += 1;
@@ -262,5 +280,40 @@ impl Channel {
         }
         self.last_arrival = arrival;
         events.schedule(arrival, Event::Arrival { channel: index, packet });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::Packet;
+    use crate::net::queue::{DropTail, QueueLimit};
+    use crate::sim::{rng_stream, StreamKind};
+    use crate::time::NANOS_PER_MILLI as MS;
+
+    #[test]
+    fn rdc_stamps_the_wait_a_large_fifo_would_give() {
+        // 1 Mbit/s: a 1500-byte packet takes 12 ms. The real queue holds one packet only.
+        let mut channel = Channel::new(
+            "l".into(), 0, 1, 1_000_000, 0,
+            Box::new(DropTail::new(QueueLimit::Packets(1), None)), String::new(),
+            rng_stream(1, 0, StreamKind::Channel, 0),
+        );
+        channel.rdc_stamp = true;
+        let mut pool = PacketPool::default();
+        let mut events = EventQueue::new();
+        let ids: Vec<PacketId> = (0..4).map(|_| pool.insert(Packet { wire_bytes: 1500, ..Packet::default() })).collect();
+        for &id in &ids[..3] {
+            channel.offer(0, id, &mut pool, &mut events);
+        }
+        // Arrivals at once: a large FIFO would delay them 0, 12 and 24 ms, even though the real
+        // one-packet queue drops the third.
+        let stamps: Vec<u64> = ids[..2].iter().map(|&id| pool.get(id).delay_stamp).collect();
+        assert_eq!(stamps, vec![0, 12 * MS]);
+        assert_eq!(channel.stats.queue_drops, 1);
+        // 30 ms later the virtual backlog (36 ms of data) has 6 ms left.
+        events.advance_to(30 * MS);
+        channel.offer(0, ids[3], &mut pool, &mut events);
+        assert_eq!(pool.get(ids[3]).delay_stamp, 6 * MS);
     }
 }

@@ -1,7 +1,7 @@
 //! Packets are plain structs kept in an arena and referred to by index, so the steady state of a
 //! simulation allocates nothing per packet: a freed slot is reused by the next packet.
 
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 
 /// Index of a packet in the [`PacketPool`].
 pub type PacketId = u32;
@@ -54,6 +54,12 @@ pub struct Packet {
     pub sent_at: SimTime,
     /// When the packet entered the queue it is in, for sojourn-time measurement.
     pub enqueued_at: SimTime,
+    /// TCP data: the send time of the last ACK the sender processed (a timestamp echo, as RFC
+    /// 7323's TSecr), which lets the receiver measure the RTT.
+    pub ts_echo: SimTime,
+    /// Exact receiver-based delay control: the queueing delay the packet would have met in large
+    /// FIFO buffers along its path, stamped by routers.
+    pub delay_stamp: SimDuration,
 }
 
 impl Packet {

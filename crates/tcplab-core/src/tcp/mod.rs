@@ -50,6 +50,9 @@ pub struct TcpConfig {
     /// Pace algorithms that set no rate of their own at Linux's internal rate (as with the fq
     /// qdisc): 200% of cwnd / srtt below half of ssthresh, 120% above.
     pub pacing: bool,
+    /// Receiver-based delay control and its largest delay.
+    pub ack_delay: crate::scenario::AckDelayMode,
+    pub ack_delay_max: SimDuration,
 }
 
 /// What a TCP endpoint needs from the world while it handles an event.

@@ -6,11 +6,78 @@
 //! segments are acknowledged every `delayed_ack_count` segments or when the delayed-ACK timer
 //! expires. The first SACK block covers the segment that triggered the ACK, then the other blocks
 //! from the highest down (RFC 2018 section 4 asks for the most recent first).
+//!
+//! Receiver-based delay control (Active Delay Control, papers/active-delay-control.txt) holds each
+//! ACK before it leaves, in order: for the delay routers stamped on the data (exact RDC), or for a
+//! delay the receiver adapts from CE marks (1-bit RDC). 1-bit RDC applies the update laws of
+//! `cc::sdc` (the rate W / (R + D) follows AIMD) once per round of R + D, with R measured from the
+//! sender's timestamp echo and W the segments received in the last round; while W is at most
+//! `ONE_BIT_WINDOW_THRESHOLD` it absorbs CE marks instead of echoing them, so the sender does not
+//! halve as well (docs/algorithms/rdc.md).
 
+use std::collections::VecDeque;
+
+use crate::cc::sdc::{delay_after_calm_round, delay_after_mark};
 use crate::net::packet::{Ecn, Packet, PacketKind, MAX_SACK_BLOCKS};
+use crate::scenario::AckDelayMode;
 use crate::sim::Event;
 use crate::tcp::{EndpointContext, TcpConfig};
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
+
+/// 1-bit RDC delays only while the estimated window is at most this many segments (as SDC).
+pub const ONE_BIT_WINDOW_THRESHOLD: u64 = 8;
+
+/// The 1-bit RDC controller's state.
+#[derive(Clone, Debug, Default)]
+pub struct OneBitRdc {
+    pub delay: SimDuration,
+    pub base_rtt: Option<SimDuration>,
+    /// When the current round began (the first segment, or the one that closed the last round).
+    round_start: Option<SimTime>,
+    segments_in_round: u64,
+    ce_in_round: bool,
+    /// Segments received in the last complete round: the sender's window as seen here.
+    pub window_estimate: Option<u64>,
+}
+
+impl OneBitRdc {
+    /// One data segment arrived at `now`, echoing the ACK sent at `ts_echo`, maybe CE-marked.
+    pub fn on_segment(&mut self, now: SimTime, ts_echo: SimTime, ce: bool, max_delay: SimDuration) {
+        if ts_echo > 0 && now > ts_echo {
+            let rtt = now - ts_echo;
+            self.base_rtt = Some(self.base_rtt.map_or(rtt, |b| b.min(rtt)));
+        }
+        self.segments_in_round += 1;
+        self.ce_in_round |= ce;
+        let start = *self.round_start.get_or_insert(now);
+        let Some(base) = self.base_rtt else { return };
+        if now - start < base + self.delay {
+            return;
+        }
+        let (window, marked) = (self.segments_in_round.max(1), self.ce_in_round);
+        self.close_round(base, window, marked, max_delay);
+        self.round_start = Some(now);
+        self.segments_in_round = 0;
+        self.ce_in_round = false;
+    }
+
+    /// The per-round update: `window` segments arrived in the round, `marked` if any carried CE.
+    pub fn close_round(&mut self, base_rtt: SimDuration, window: u64, marked: bool, max_delay: SimDuration) {
+        self.window_estimate = Some(window);
+        if window > ONE_BIT_WINDOW_THRESHOLD {
+            self.delay = 0;
+        } else if marked {
+            self.delay = delay_after_mark(base_rtt, self.delay).min(max_delay);
+        } else if self.delay > 0 {
+            self.delay = delay_after_calm_round(base_rtt, self.delay, window);
+        }
+    }
+
+    /// Whether CE marks are absorbed (delay control) rather than echoed to the sender.
+    pub fn absorbs_marks(&self) -> bool {
+        self.window_estimate.is_some_and(|w| w <= ONE_BIT_WINDOW_THRESHOLD)
+    }
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct ReceiverStats {
@@ -40,6 +107,11 @@ pub struct TcpReceiver {
     delayed_ack_event_at: Option<SimTime>,
     /// Echo ECE on every ACK until a segment with CWR arrives.
     ece_pending: bool,
+    /// Receiver-based delay control: ACKs waiting to leave (release time, ACK), the largest
+    /// router stamp since the last ACK (exact RDC), and the 1-bit controller.
+    held_acks: VecDeque<(SimTime, Packet)>,
+    pending_stamp: SimDuration,
+    pub one_bit: OneBitRdc,
     pub stats: ReceiverStats,
 }
 
@@ -56,6 +128,9 @@ impl TcpReceiver {
             delayed_ack_deadline: None,
             delayed_ack_event_at: None,
             ece_pending: false,
+            held_acks: VecDeque::new(),
+            pending_stamp: 0,
+            one_bit: OneBitRdc::default(),
             stats: ReceiverStats::default(),
         }
     }
@@ -69,9 +144,16 @@ impl TcpReceiver {
         if data.cwr {
             self.ece_pending = false;
         }
-        if data.ecn == Ecn::Ce {
+        let ce = data.ecn == Ecn::Ce;
+        match self.config.ack_delay {
+            AckDelayMode::None => {}
+            AckDelayMode::ExactRdc => self.pending_stamp = self.pending_stamp.max(data.delay_stamp),
+            AckDelayMode::OneBitRdc => self.one_bit.on_segment(now, data.ts_echo, ce, self.config.ack_delay_max),
+        }
+        if ce {
             self.stats.ce_received += 1;
-            if self.config.ecn {
+            let absorbed = self.config.ack_delay == AckDelayMode::OneBitRdc && self.one_bit.absorbs_marks();
+            if self.config.ecn && !absorbed {
                 self.ece_pending = true;
             }
         }
@@ -193,7 +275,12 @@ impl TcpReceiver {
         // SACK option: 2 bytes kind/length + 8 per block, padded to 4 bytes with two NOPs.
         let option_bytes = if count > 0 { 4 + 8 * count as u64 } else { 0 };
         self.stats.acks_sent += 1;
-        ctx.outbox.push(Packet {
+        let hold = match self.config.ack_delay {
+            AckDelayMode::None => 0,
+            AckDelayMode::ExactRdc => std::mem::take(&mut self.pending_stamp).min(self.config.ack_delay_max),
+            AckDelayMode::OneBitRdc => self.one_bit.delay,
+        };
+        let ack = Packet {
             kind: PacketKind::TcpAck,
             flow: self.flow,
             destination: self.destination,
@@ -205,6 +292,71 @@ impl TcpReceiver {
             ece: self.ece_pending,
             sent_at: ctx.events.now(),
             ..Packet::default()
-        });
+        };
+        if hold == 0 && self.held_acks.is_empty() {
+            ctx.outbox.push(ack);
+            return;
+        }
+        // Held ACKs leave in order: never before the one held ahead of them.
+        let now = ctx.events.now();
+        let release = self.held_acks.back().map_or(now + hold, |&(last, _)| last.max(now + hold));
+        self.held_acks.push_back((release, ack));
+        ctx.events.schedule(release, Event::AckSendRelease { flow: self.flow });
+    }
+
+    /// Sends the held ACKs whose time has come (stamped with their actual send time).
+    pub fn on_ack_send_release(&mut self, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
+        while self.held_acks.front().is_some_and(|&(release, _)| release <= now) {
+            let (_, mut ack) = self.held_acks.pop_front().expect("checked above");
+            ack.sent_at = now;
+            ctx.outbox.push(ack);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::NANOS_PER_MILLI as MS;
+
+    #[test]
+    fn one_bit_rdc_laws_per_round() {
+        let mut rdc = OneBitRdc::default();
+        let (base, max) = (100 * MS, 2_000 * MS);
+        rdc.close_round(base, 4, false, max);
+        assert_eq!(rdc.delay, 0);
+        assert!(rdc.absorbs_marks());
+        // A marked round doubles R + D: D = 100 ms, then 100 + 2 x 100 = 300 ms.
+        rdc.close_round(base, 4, true, max);
+        assert_eq!(rdc.delay, 100 * MS);
+        rdc.close_round(base, 4, true, max);
+        assert_eq!(rdc.delay, 300 * MS);
+        // Calm: R + D = 400 ms x 4/5 = 320 ms, D = 220 ms.
+        rdc.close_round(base, 4, false, max);
+        assert_eq!(rdc.delay, 220 * MS);
+        for _ in 0..10 {
+            rdc.close_round(base, 4, true, max);
+        }
+        assert_eq!(rdc.delay, max, "bounded by the maximum");
+        // More than 8 segments per round: delay control off, marks echoed again.
+        rdc.close_round(base, 40, true, max);
+        assert_eq!(rdc.delay, 0);
+        assert!(!rdc.absorbs_marks());
+    }
+
+    #[test]
+    fn one_bit_rdc_rounds_last_r_plus_d_and_measure_r_from_the_echo() {
+        let mut rdc = OneBitRdc::default();
+        // Segments every 10 ms, each echoing an ACK sent 100 ms before it arrived; one CE.
+        for i in 0..30u64 {
+            let now = 1_000 * MS + i * 10 * MS;
+            rdc.on_segment(now, now - 100 * MS, i == 5, 2_000 * MS);
+        }
+        assert_eq!(rdc.base_rtt, Some(100 * MS));
+        // The first round (100 ms, 11 segments: more than 8) turned control off; the window is
+        // measured per round.
+        assert_eq!(rdc.window_estimate, Some(10));
+        assert_eq!(rdc.delay, 0);
     }
 }

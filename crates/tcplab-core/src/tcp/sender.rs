@@ -169,6 +169,8 @@ pub struct TcpSender {
     app_limited_until: u64,
     /// Segments ever marked lost (to report the newly lost ones per ACK).
     lost_marks: u64,
+    /// Send time of the last ACK processed, echoed in data packets (RFC 7323 TSecr-like).
+    last_ack_sent_at: SimTime,
     /// ACKs held for the algorithm's ACK-processing delay, with their release times (FIFO; the
     /// release times never decrease).
     held_acks: VecDeque<(SimTime, Packet)>,
@@ -255,6 +257,7 @@ impl TcpSender {
             previous_sack: [(0, 0); MAX_SACK_BLOCKS],
             previous_sack_count: 0,
             held_acks: VecDeque::new(),
+            last_ack_sent_at: 0,
         }
     }
 
@@ -542,6 +545,7 @@ impl TcpSender {
             ecn: if self.config.ecn && !retransmission { Ecn::Ect } else { Ecn::NotEct },
             cwr,
             sent_at: now,
+            ts_echo: self.last_ack_sent_at,
             ..Packet::default()
         });
         self.stats.segments_sent += 1;
@@ -688,6 +692,7 @@ impl TcpSender {
     pub fn on_ack(&mut self, ack: &Packet, ctx: &mut EndpointContext) {
         let now = ctx.events.now();
         let mss = self.config.mss;
+        self.last_ack_sent_at = self.last_ack_sent_at.max(ack.sent_at);
         let in_flight_before = self.bytes_in_flight();
         // The ACK that ends recovery sets cwnd = ssthresh and nothing more (RFC 6582 step 3).
         let was_in_recovery = self.in_recovery;
