@@ -466,3 +466,28 @@ fn receiver_based_delay_control_in_the_many_flow_setting() {
     assert!(mean_cwnd(&one_bit) >= 4.0, "1-bit RDC mean cwnd {}", mean_cwnd(&one_bit));
     assert!(timeouts(&one_bit) > timeouts(&newreno), "1-bit RDC {} vs {}", timeouts(&one_bit), timeouts(&newreno));
 }
+
+#[test]
+fn bbr3_cuts_inflight_hi_when_probing_loses_more_than_two_percent() {
+    let path = |buffer: &str, loss: &str| {
+        run(&format!(
+            r#"
+            [simulation]
+            duration = "30s"
+            [topology]
+            kind = "dumbbell"
+            bottleneck = {{ rate = "50Mbps", delay = "13ms", buffer = "{buffer}" {loss} }}
+            access = {{ rate = "1Gbps", delay = "1ms", buffer = "10000p" }}
+            [[flows]]
+            cc = "bbr3"
+        "#
+        ))
+    };
+    let cuts = |r: &Results| events(r).iter().filter(|(_, e)| e == "bbr3_inflight_hi_cut").count();
+    // A quarter-BDP buffer: each bandwidth probe overflows it and loses well over 2%.
+    let shallow = path("0.25BDP", "");
+    assert!(cuts(&shallow) >= 3, "{} cuts", cuts(&shallow));
+    // A deep buffer without loss, and one with 0.1% random loss (below the 2% threshold): none.
+    assert_eq!(cuts(&path("10BDP", "")), 0);
+    assert_eq!(cuts(&path("10BDP", r#", forward = { loss = { model = "bernoulli", p = 0.001 } }"#)), 0);
+}

@@ -9,6 +9,9 @@
 use super::{AckEvent, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo};
 use crate::time::{SimDuration, SimTime};
 
+/// The most ACKs one simulated round trip takes (see `round_trip`).
+pub const MAX_ACKS_PER_ROUND: u64 = 4096;
+
 pub struct FakeSender {
     pub cc: Box<dyn CongestionControl>,
     pub mss: u64,
@@ -91,6 +94,8 @@ impl FakeSender {
             delivered: self.snd_una,
             prior_delivered: self.snd_una.saturating_sub(before),
             newly_lost_segments: 0,
+            tx_in_flight: before,
+            lost_since_sent: 0,
             ece: false,
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
@@ -102,11 +107,14 @@ impl FakeSender {
     /// One ACK-clocked round trip: wait one RTT, then acknowledge what was in flight in ACKs of
     /// `segments_per_ack` segments (2 models delayed ACKs), sending new segments as each ACK opens
     /// the window, so the flow never goes idle (an idle start would shift CUBIC's epoch).
+    /// Huge windows (an algorithm without a bottleneck grows without bound) are acknowledged in
+    /// at most `MAX_ACKS_PER_ROUND` larger ACKs, so that a round stays cheap.
     pub fn round_trip(&mut self, segments_per_ack: u64) {
         if self.in_flight() == 0 {
             self.fill_window();
         }
         self.advance(self.rtt);
+        let segments_per_ack = segments_per_ack.max(self.in_flight().div_ceil(self.mss).div_ceil(MAX_ACKS_PER_ROUND));
         let round_end = self.snd_nxt;
         while self.snd_una < round_end {
             let remaining = (round_end - self.snd_una).div_ceil(self.mss);

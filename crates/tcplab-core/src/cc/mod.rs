@@ -68,6 +68,10 @@ pub struct AckEvent {
     pub prior_delivered: u64,
     /// Segments newly marked lost while processing this ACK.
     pub newly_lost_segments: u32,
+    /// For the rate sample's segment: bytes in flight when it was sent (it included), and bytes
+    /// marked lost since it was sent (BBRv3's loss-rate test).
+    pub tx_in_flight: u64,
+    pub lost_since_sent: u64,
     /// The ACK carried ECN-Echo.
     pub ece: bool,
     /// Highest cumulatively acknowledged byte and next new byte to send, for round tracking.
@@ -280,6 +284,7 @@ pub fn registry() -> &'static [Algorithm] {
         westwood::ALGORITHM,
         compound::ALGORITHM,
         bbr::v1::ALGORITHM,
+        bbr::v3::ALGORITHM,
         rta::ALGORITHM,
         roccet::ALGORITHM,
         tcp_do::ALGORITHM,

@@ -60,6 +60,9 @@ struct Segment {
     delivered_time: SimTime,
     first_sent_time: SimTime,
     app_limited: bool,
+    /// Bytes in flight when sent (this segment included), and bytes marked lost before then.
+    tx_in_flight: u64,
+    lost_at_send: u64,
 }
 
 /// Counters a flow reports at the end of a run.
@@ -167,8 +170,9 @@ pub struct TcpSender {
     delivered_time: SimTime,
     first_sent_time: SimTime,
     app_limited_until: u64,
-    /// Segments ever marked lost (to report the newly lost ones per ACK).
+    /// Segments ever marked lost (to report the newly lost ones per ACK), and their bytes.
     lost_marks: u64,
+    lost_bytes: u64,
     /// Send time of the last ACK processed, echoed in data packets (RFC 7323 TSecr-like).
     last_ack_sent_at: SimTime,
     /// ACKs held for the algorithm's ACK-processing delay, with their release times (FIFO; the
@@ -209,6 +213,8 @@ struct RateSample {
     prior_time: SimTime,
     send_elapsed: SimDuration,
     is_app_limited: bool,
+    tx_in_flight: u64,
+    lost_at_send: u64,
 }
 
 impl TcpSender {
@@ -254,6 +260,7 @@ impl TcpSender {
             first_sent_time: 0,
             app_limited_until: 0,
             lost_marks: 0,
+            lost_bytes: 0,
             previous_sack: [(0, 0); MAX_SACK_BLOCKS],
             previous_sack_count: 0,
             held_acks: VecDeque::new(),
@@ -349,6 +356,7 @@ impl TcpSender {
         segment.lost = true;
         self.lost_count += 1;
         self.lost_marks += 1;
+        self.lost_bytes += self.config.mss;
         if segment.retransmission_in_flight {
             segment.retransmission_in_flight = false;
             self.retransmissions_in_flight -= 1;
@@ -508,11 +516,15 @@ impl TcpSender {
             self.first_sent_time = now;
             self.delivered_time = now;
         }
+        let in_flight = self.bytes_in_flight() + self.config.mss;
+        let lost = self.lost_bytes;
         let segment = &mut self.segments[offset];
         segment.delivered = self.delivered;
         segment.delivered_time = self.delivered_time;
         segment.first_sent_time = self.first_sent_time;
         segment.app_limited = self.app_limited_until != 0;
+        segment.tx_in_flight = in_flight;
+        segment.lost_at_send = lost;
     }
 
     /// Credits one newly delivered segment: counts it and keeps the sample of the most recently
@@ -525,6 +537,8 @@ impl TcpSender {
             sample.prior_time = segment.delivered_time;
             sample.send_elapsed = segment.sent_at.saturating_sub(segment.first_sent_time);
             sample.is_app_limited = segment.app_limited;
+            sample.tx_in_flight = segment.tx_in_flight;
+            sample.lost_at_send = segment.lost_at_send;
             self.first_sent_time = segment.sent_at;
         }
     }
@@ -850,6 +864,8 @@ impl TcpSender {
                 delivered: self.delivered,
                 prior_delivered: rate.prior_delivered.unwrap_or(self.delivered),
                 newly_lost_segments: (self.lost_marks - lost_marks_before) as u32,
+                tx_in_flight: rate.tx_in_flight,
+                lost_since_sent: if rate.prior_delivered.is_some() { self.lost_bytes - rate.lost_at_send } else { 0 },
                 ece: ack.ece,
                 snd_una: self.snd_una,
                 snd_nxt: self.snd_nxt,

@@ -4,6 +4,7 @@
 //! `v1` follows Linux's tcp_bbr.c. Shared pieces live here.
 
 pub mod v1;
+pub mod v3;
 
 use std::collections::VecDeque;
 

@@ -28,6 +28,7 @@ use crate::cc::{
     defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind,
     ConnectionInfo, ParamKind, ParamSpec,
 };
+use crate::cc::window::MAX_CWND_SEGMENTS;
 use crate::sim::{unit_f64, SimRng};
 use crate::time::{SimDuration, SimTime, NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::Duration;
@@ -294,6 +295,8 @@ impl Bbr {
         if self.mode == Mode::ProbeRtt {
             self.cwnd = self.cwnd.min(self.config.min_cwnd as u64);
         }
+        // Linux's global cap (snd_cwnd_clamp, a u32).
+        self.cwnd = self.cwnd.min(MAX_CWND_SEGMENTS as u64);
     }
 
     fn update_min_rtt(&mut self, ack: &AckEvent) {

@@ -1,0 +1,857 @@
+//! `bbr3`: BBRv3 (Cardwell et al., IETF draft-cardwell-ccwg-bbr; the v3 release of Google's
+//! tcp_bbr.c), on the sender's delivery-rate samples.
+//!
+//! What v3 adds to v1, as followed here:
+//! - Bandwidth model: bw_hi is the max of the delivery rate over the last two PROBE_BW cycles;
+//!   bw_lo and inflight_lo are short-term lower bounds, cut to max(latest round's delivery,
+//!   0.7 x bound) once per round trip with loss while not probing; the pacing bandwidth is
+//!   min(bw_hi, bw_lo).
+//! - inflight_hi: when a probe sees a loss rate above 2% (bytes lost since the sampled segment was
+//!   sent over bytes in flight when it was sent), inflight_hi = max(tx_in_flight, 0.7 x target
+//!   inflight), and PROBE_UP ends; probing without such loss raises inflight_hi, doubling the
+//!   growth each round (1, 2, 4, ... segments per round).
+//! - PROBE_BW phases: DOWN (pacing 0.91) until inflight is below both the BDP and inflight_hi less
+//!   15% headroom, CRUISE (1.0, cwnd capped at that headroom level), REFILL (1.0, one round, lower
+//!   bounds reset), UP (1.25, cwnd gain 2.25) until the pipe looks full or losses are too high.
+//!   The next probe comes after a random 2-3 s or after min(63, BDP in segments) rounds,
+//!   whichever is first (Reno coexistence).
+//! - STARTUP: pacing gain 2.77, cwnd gain 2; it also ends after a recovery round with 6 or more
+//!   loss events and a loss rate above 2% (inflight_hi set from it). DRAIN paces at 1/2.885.
+//! - PROBE_RTT: when the 5-second min-RTT filter expires, cwnd = max(0.5 BDP, 4) for 200 ms and a
+//!   round; RTprop is the min over 10 s.
+//!
+//! Loss recovery as in v1 (conservation in the first round, the saved cwnd restored after).
+//!
+//! Not modelled (docs/algorithms/bbr3.md): the ECN response and PLB (they need per-ACK CE counts
+//! the sender does not keep), the per-lost-packet inflight_hi estimate at the exact loss prefix
+//! (tcplab uses the rate sample of the ACK that reports the loss), the ACK-aggregation estimator
+//! and the fast path.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{bdp_bytes, quantization_budget};
+use crate::cc::{
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind,
+    ConnectionInfo, ParamKind, ParamSpec,
+};
+use crate::cc::window::MAX_CWND_SEGMENTS;
+use crate::sim::{unit_f64, SimRng};
+use crate::time::{SimDuration, SimTime, NANOS_PER_MILLI, NANOS_PER_SEC};
+use rand::SeedableRng;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Bbr3Config {
+    pub startup_pacing_gain: f64,
+    pub startup_cwnd_gain: f64,
+    pub drain_gain: f64,
+    pub cwnd_gain: f64,
+    /// Extra cwnd gain in PROBE_UP.
+    pub probe_up_cwnd_gain: f64,
+    /// Loss rate that means inflight is too high.
+    pub loss_threshold: f64,
+    /// Multiplicative cut of the bounds on loss (beta).
+    pub beta: f64,
+    /// Fraction of inflight_hi left unused in CRUISE and PROBE_RTT.
+    pub headroom: f64,
+    /// Loss events in a STARTUP recovery round that end STARTUP.
+    pub full_loss_count: u32,
+    pub probe_rtt_cwnd_gain: f64,
+}
+
+impl Default for Bbr3Config {
+    fn default() -> Self {
+        Self {
+            startup_pacing_gain: 2.77,
+            startup_cwnd_gain: 2.0,
+            drain_gain: 1.0 / 2.885,
+            cwnd_gain: 2.0,
+            probe_up_cwnd_gain: 0.25,
+            loss_threshold: 0.02,
+            beta: 0.3,
+            headroom: 0.15,
+            full_loss_count: 6,
+            probe_rtt_cwnd_gain: 0.5,
+        }
+    }
+}
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec { name: "startup_pacing_gain", kind: ParamKind::Float { min: 1.0, max: 10.0 }, unit: "", description: "STARTUP pacing gain" },
+    ParamSpec { name: "startup_cwnd_gain", kind: ParamKind::Float { min: 1.0, max: 10.0 }, unit: "", description: "STARTUP and DRAIN cwnd gain" },
+    ParamSpec { name: "drain_gain", kind: ParamKind::Float { min: 0.01, max: 1.0 }, unit: "", description: "DRAIN pacing gain" },
+    ParamSpec { name: "cwnd_gain", kind: ParamKind::Float { min: 1.0, max: 10.0 }, unit: "", description: "PROBE_BW cwnd gain" },
+    ParamSpec { name: "probe_up_cwnd_gain", kind: ParamKind::Float { min: 0.0, max: 1.0 }, unit: "", description: "extra cwnd gain in PROBE_UP" },
+    ParamSpec { name: "loss_threshold", kind: ParamKind::Float { min: 0.0, max: 1.0 }, unit: "", description: "loss rate that means inflight is too high (2%)" },
+    ParamSpec { name: "beta", kind: ParamKind::Float { min: 0.0, max: 1.0 }, unit: "", description: "cut of the bounds on loss: to 1 - beta" },
+    ParamSpec { name: "headroom", kind: ParamKind::Float { min: 0.0, max: 1.0 }, unit: "", description: "unused fraction of inflight_hi in CRUISE" },
+    ParamSpec { name: "full_loss_count", kind: ParamKind::Integer { min: 1, max: 15 }, unit: "events", description: "loss events in a STARTUP recovery round that end STARTUP" },
+    ParamSpec { name: "probe_rtt_cwnd_gain", kind: ParamKind::Float { min: 0.1, max: 1.0 }, unit: "", description: "PROBE_RTT cwnd as a fraction of the BDP" },
+];
+
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "bbr3",
+    summary: "BBRv3: BBR with loss-bounded inflight_hi, short-term lower bounds and a DOWN/CRUISE/REFILL/UP probe cycle",
+    source: "draft-cardwell-ccwg-bbr; Google tcp_bbr.c v3 (without its ECN response)",
+    params: PARAMS,
+    defaults: defaults_of::<Bbr3Config>,
+    create: |params: &Value, info: ConnectionInfo| {
+        let config: Bbr3Config = parse_params("bbr3", PARAMS, params)?;
+        Ok(Box::new(Bbr3::new(config, info)))
+    },
+};
+
+const MIN_RTT_WINDOW: SimDuration = 10 * NANOS_PER_SEC;
+const PROBE_RTT_INTERVAL: SimDuration = 5 * NANOS_PER_SEC;
+const PROBE_RTT_DURATION: SimDuration = 200 * NANOS_PER_MILLI;
+const PACING_MARGIN: f64 = 0.01;
+const MIN_CWND: u64 = 4;
+const FULL_BW_THRESHOLD: f64 = 1.25;
+const FULL_BW_ROUNDS: u32 = 3;
+const PROBE_MAX_ROUNDS: u64 = 63;
+const PROBE_RAND_ROUNDS: u64 = 2;
+const PROBE_BASE_WAIT: SimDuration = 2 * NANOS_PER_SEC;
+const PROBE_RAND_WAIT: SimDuration = NANOS_PER_SEC;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Startup,
+    Drain,
+    ProbeBw(Phase),
+    ProbeRtt,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Down,
+    Cruise,
+    Refill,
+    Up,
+}
+
+/// Whether ACKs now carry feedback from the last bandwidth probe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AckPhase {
+    Init,
+    ProbeStarting,
+    ProbeFeedback,
+    ProbeStopping,
+    Refilling,
+}
+
+pub struct Bbr3 {
+    config: Bbr3Config,
+    mss: u64,
+    initial_window: u64,
+    pub(crate) mode: Mode,
+    /// cwnd in segments.
+    pub(crate) cwnd: u64,
+    pacing_rate: u64,
+    pacing_from_rtt: bool,
+    pacing_gain: f64,
+    cwnd_gain: f64,
+    /// Max delivery rate in the previous and the current probe cycle (bits/s).
+    bw_hi: [u64; 2],
+    bw_lo: Option<u64>,
+    /// Segments.
+    pub(crate) inflight_hi: Option<u64>,
+    inflight_lo: Option<u64>,
+    bw_latest: u64,
+    inflight_latest: u64,
+    min_rtt: Option<SimDuration>,
+    min_rtt_stamp: SimTime,
+    probe_rtt_min: Option<SimDuration>,
+    probe_rtt_min_stamp: SimTime,
+    probe_rtt_done: Option<SimTime>,
+    probe_rtt_round_done: bool,
+    round_count: u64,
+    next_round_delivered: u64,
+    round_start: bool,
+    loss_round_delivered: u64,
+    loss_round_start: bool,
+    loss_in_round: bool,
+    loss_events_in_round: u32,
+    full_bw: u64,
+    full_bw_count: u32,
+    full_bw_now: bool,
+    pub(crate) full_bw_reached: bool,
+    cycle_stamp: SimTime,
+    ack_phase: AckPhase,
+    rounds_since_probe: u64,
+    probe_wait: SimDuration,
+    probe_up_rounds: u32,
+    probe_up_acks: u64,
+    probe_up_cnt: Option<u64>,
+    bw_probe_samples: bool,
+    prev_probe_too_high: bool,
+    stopped_risky_probe: bool,
+    prior_cwnd: u64,
+    packet_conservation: bool,
+    reset_to_inflight: bool,
+    in_loss_recovery: bool,
+    last_delivered: u64,
+    idle_restart: bool,
+    rng: SimRng,
+    pending_event: Option<&'static str>,
+}
+
+impl Bbr3 {
+    pub fn new(config: Bbr3Config, info: ConnectionInfo) -> Self {
+        let initial_window = info.initial_window_segments.max(1) as u64;
+        let mut bbr = Self {
+            pacing_gain: config.startup_pacing_gain,
+            cwnd_gain: config.startup_cwnd_gain,
+            config,
+            mss: info.mss,
+            initial_window,
+            mode: Mode::Startup,
+            cwnd: initial_window,
+            pacing_rate: 0,
+            pacing_from_rtt: false,
+            bw_hi: [0, 0],
+            bw_lo: None,
+            inflight_hi: None,
+            inflight_lo: None,
+            bw_latest: 0,
+            inflight_latest: 0,
+            min_rtt: None,
+            min_rtt_stamp: 0,
+            probe_rtt_min: None,
+            probe_rtt_min_stamp: 0,
+            probe_rtt_done: None,
+            probe_rtt_round_done: false,
+            round_count: 0,
+            next_round_delivered: 0,
+            round_start: false,
+            loss_round_delivered: 1,
+            loss_round_start: false,
+            loss_in_round: false,
+            loss_events_in_round: 0,
+            full_bw: 0,
+            full_bw_count: 0,
+            full_bw_now: false,
+            full_bw_reached: false,
+            cycle_stamp: 0,
+            ack_phase: AckPhase::Init,
+            rounds_since_probe: 0,
+            probe_wait: PROBE_BASE_WAIT,
+            probe_up_rounds: 0,
+            probe_up_acks: 0,
+            probe_up_cnt: None,
+            bw_probe_samples: false,
+            prev_probe_too_high: false,
+            stopped_risky_probe: false,
+            prior_cwnd: 0,
+            packet_conservation: false,
+            reset_to_inflight: false,
+            in_loss_recovery: false,
+            last_delivered: 0,
+            idle_restart: false,
+            rng: SimRng::seed_from_u64(info.seed),
+            pending_event: None,
+        };
+        bbr.init_pacing_rate(None);
+        bbr
+    }
+
+    pub fn max_bw(&self) -> u64 {
+        self.bw_hi[0].max(self.bw_hi[1])
+    }
+
+    /// The bandwidth BBR paces at: bw_hi bounded by bw_lo.
+    pub fn bw(&self) -> u64 {
+        self.bw_lo.map_or(self.max_bw(), |lo| lo.min(self.max_bw()))
+    }
+
+    fn init_pacing_rate(&mut self, srtt: Option<SimDuration>) {
+        let rtt = srtt.unwrap_or(NANOS_PER_MILLI).max(1);
+        let bw = (self.initial_window * self.mss * 8) as f64 * NANOS_PER_SEC as f64 / rtt as f64;
+        self.pacing_rate = (bw * self.config.startup_pacing_gain * (1.0 - PACING_MARGIN)) as u64;
+        self.pacing_from_rtt = srtt.is_some();
+    }
+
+    /// Segments for `gain` x bw x min RTT plus the quantization budget (bbr_inflight).
+    fn inflight(&self, bw: u64, gain: f64) -> u64 {
+        let Some(min_rtt) = self.min_rtt else { return self.initial_window };
+        let bdp = (bdp_bytes(bw, min_rtt) * gain / self.mss as f64).ceil() as u64;
+        let mut target = quantization_budget(bdp, self.pacing_rate, self.mss);
+        if self.mode == Mode::ProbeBw(Phase::Up) {
+            target += 2;
+        }
+        target
+    }
+
+    fn target_inflight(&self) -> u64 {
+        self.inflight(self.bw(), 1.0).min(self.cwnd)
+    }
+
+    fn inflight_with_headroom(&self) -> Option<u64> {
+        let hi = self.inflight_hi?;
+        let headroom = ((hi as f64 * self.config.headroom) as u64).max(1);
+        Some(hi.saturating_sub(headroom).max(MIN_CWND))
+    }
+
+    /// Loss rate of the sample above the threshold (bbr_is_inflight_too_high, loss part).
+    fn is_inflight_too_high(&self, ack: &AckEvent) -> bool {
+        ack.lost_since_sent > 0
+            && ack.tx_in_flight > 0
+            && ack.lost_since_sent as f64 > ack.tx_in_flight as f64 * self.config.loss_threshold
+    }
+
+    fn reset_lower_bounds(&mut self) {
+        self.bw_lo = None;
+        self.inflight_lo = None;
+    }
+
+    fn reset_congestion_signals(&mut self) {
+        self.loss_in_round = false;
+        self.bw_latest = 0;
+        self.inflight_latest = 0;
+    }
+
+    fn reset_full_bw(&mut self) {
+        self.full_bw = 0;
+        self.full_bw_count = 0;
+        self.full_bw_now = false;
+    }
+
+    fn is_probing_bandwidth(&self) -> bool {
+        matches!(self.mode, Mode::Startup | Mode::ProbeBw(Phase::Refill) | Mode::ProbeBw(Phase::Up))
+    }
+
+    fn start_probe_down(&mut self, now: SimTime) {
+        self.reset_congestion_signals();
+        self.probe_up_cnt = None;
+        // bbr_pick_probe_wait: random rounds and wall-clock wait before the next probe.
+        self.rounds_since_probe = (unit_f64(&mut self.rng) * PROBE_RAND_ROUNDS as f64) as u64;
+        self.probe_wait = PROBE_BASE_WAIT + (unit_f64(&mut self.rng) * PROBE_RAND_WAIT as f64) as SimDuration;
+        self.cycle_stamp = now;
+        self.ack_phase = AckPhase::ProbeStopping;
+        self.next_round_delivered = self.last_delivered;
+        self.mode = Mode::ProbeBw(Phase::Down);
+    }
+
+    fn start_probe_cruise(&mut self) {
+        if let (Some(lo), Some(hi)) = (self.inflight_lo, self.inflight_hi) {
+            self.inflight_lo = Some(lo.min(hi));
+        }
+        self.mode = Mode::ProbeBw(Phase::Cruise);
+    }
+
+    fn start_probe_refill(&mut self) {
+        self.reset_lower_bounds();
+        self.probe_up_rounds = 0;
+        self.probe_up_acks = 0;
+        self.stopped_risky_probe = false;
+        self.ack_phase = AckPhase::Refilling;
+        self.next_round_delivered = self.last_delivered;
+        self.mode = Mode::ProbeBw(Phase::Refill);
+    }
+
+    fn start_probe_up(&mut self, now: SimTime, sample_bw: u64) {
+        self.ack_phase = AckPhase::ProbeStarting;
+        self.next_round_delivered = self.last_delivered;
+        self.cycle_stamp = now;
+        self.reset_full_bw();
+        self.full_bw = sample_bw;
+        self.mode = Mode::ProbeBw(Phase::Up);
+        self.raise_inflight_hi_slope();
+    }
+
+    /// Each round of PROBE_UP doubles the growth of inflight_hi.
+    fn raise_inflight_hi_slope(&mut self) {
+        let growth = 1u64 << self.probe_up_rounds.min(30);
+        self.probe_up_rounds = (self.probe_up_rounds + 1).min(30);
+        self.probe_up_cnt = Some((self.cwnd / growth).max(1));
+    }
+
+    fn probe_inflight_hi_upward(&mut self, ack: &AckEvent) {
+        let Some(hi) = self.inflight_hi else { return };
+        if !ack.cwnd_limited || self.cwnd < hi {
+            return;
+        }
+        let cnt = self.probe_up_cnt.unwrap_or(u64::MAX).max(1);
+        self.probe_up_acks += ack.acked_segments as u64;
+        if self.probe_up_acks >= cnt {
+            let delta = self.probe_up_acks / cnt;
+            self.probe_up_acks -= delta * cnt;
+            self.inflight_hi = Some(hi + delta);
+        }
+        if self.round_start {
+            self.raise_inflight_hi_slope();
+        }
+    }
+
+    fn handle_inflight_too_high(&mut self, ack: &AckEvent) {
+        self.prev_probe_too_high = true;
+        self.bw_probe_samples = false;
+        if !ack.delivery_rate_app_limited {
+            let target = (self.target_inflight() as f64 * (1.0 - self.config.beta)) as u64;
+            let tx = ack.tx_in_flight.div_ceil(self.mss);
+            self.inflight_hi = Some(tx.max(target));
+            self.pending_event = Some("bbr3_inflight_hi_cut");
+        }
+        if self.mode == Mode::ProbeBw(Phase::Up) {
+            self.start_probe_down(ack.now);
+        }
+    }
+
+    /// bbr_adapt_upper_bounds; true if it already chose a state transition.
+    fn adapt_upper_bounds(&mut self, ack: &AckEvent) -> bool {
+        if self.ack_phase == AckPhase::ProbeStarting && self.round_start {
+            self.ack_phase = AckPhase::ProbeFeedback;
+        }
+        if self.ack_phase == AckPhase::ProbeStopping && self.round_start {
+            self.bw_probe_samples = false;
+            self.ack_phase = AckPhase::Init;
+            if matches!(self.mode, Mode::ProbeBw(_)) && !ack.delivery_rate_app_limited && self.bw_hi[1] > 0 {
+                self.bw_hi = [self.bw_hi[1], 0];
+            }
+            if matches!(self.mode, Mode::ProbeBw(_)) && self.stopped_risky_probe && !self.prev_probe_too_high {
+                self.start_probe_refill();
+                return true;
+            }
+        }
+        if self.is_inflight_too_high(ack) {
+            if self.bw_probe_samples {
+                self.handle_inflight_too_high(ack);
+            }
+        } else if let Some(hi) = self.inflight_hi {
+            let tx = ack.tx_in_flight / self.mss;
+            if tx > hi {
+                self.inflight_hi = Some(tx);
+            }
+            if self.mode == Mode::ProbeBw(Phase::Up) {
+                self.probe_inflight_hi_upward(ack);
+            }
+        }
+        false
+    }
+
+    fn check_time_to_probe_bw(&mut self, now: SimTime) -> bool {
+        let reno_rounds = PROBE_MAX_ROUNDS.min(self.target_inflight());
+        if now.saturating_sub(self.cycle_stamp) > self.probe_wait || self.rounds_since_probe >= reno_rounds {
+            self.start_probe_refill();
+            return true;
+        }
+        false
+    }
+
+    fn update_cycle_phase(&mut self, ack: &AckEvent, sample_bw: u64) {
+        if !self.full_bw_reached || self.adapt_upper_bounds(ack) {
+            return;
+        }
+        let Mode::ProbeBw(phase) = self.mode else { return };
+        let inflight = ack.bytes_in_flight_before / self.mss;
+        match phase {
+            Phase::Cruise => {
+                self.check_time_to_probe_bw(ack.now);
+            }
+            Phase::Refill => {
+                if self.round_start {
+                    self.bw_probe_samples = true;
+                    self.start_probe_up(ack.now, sample_bw);
+                }
+            }
+            Phase::Up => {
+                let mut done = false;
+                if self.prev_probe_too_high && self.inflight_hi.is_some_and(|hi| inflight >= hi) {
+                    self.stopped_risky_probe = true;
+                    done = true;
+                } else if ack.cwnd_limited && self.inflight_hi.is_some_and(|hi| self.cwnd >= hi) {
+                    self.reset_full_bw();
+                    self.full_bw = sample_bw;
+                } else if self.full_bw_now {
+                    done = true;
+                }
+                if done {
+                    self.prev_probe_too_high = false;
+                    self.start_probe_down(ack.now);
+                }
+            }
+            Phase::Down => {
+                if self.check_time_to_probe_bw(ack.now) {
+                    return;
+                }
+                let below_headroom = self.inflight_with_headroom().is_none_or(|h| inflight <= h);
+                if below_headroom && inflight <= self.inflight(self.max_bw(), 1.0) {
+                    self.start_probe_cruise();
+                }
+            }
+        }
+    }
+
+    fn update_congestion_signals(&mut self, ack: &AckEvent, sample_bw: Option<u64>) {
+        let Some(bw) = sample_bw else { return };
+        if !ack.delivery_rate_app_limited || bw >= self.max_bw() {
+            self.bw_hi[1] = self.bw_hi[1].max(bw);
+        }
+        self.loss_in_round |= ack.newly_lost_segments > 0;
+        if !self.loss_round_start {
+            return;
+        }
+        // bbr_adapt_lower_bounds: once per round with loss, outside bandwidth probing.
+        if self.loss_in_round && !self.is_probing_bandwidth() {
+            let cut = 1.0 - self.config.beta;
+            let bw_lo = self.bw_lo.unwrap_or(self.max_bw());
+            let inflight_lo = self.inflight_lo.unwrap_or(self.cwnd);
+            self.bw_lo = Some(self.bw_latest.max((bw_lo as f64 * cut) as u64).max(1));
+            self.inflight_lo = Some(self.inflight_latest.max((inflight_lo as f64 * cut) as u64));
+        }
+        self.loss_in_round = false;
+    }
+
+    fn check_loss_too_high_in_startup(&mut self, ack: &AckEvent) {
+        if self.full_bw_reached {
+            return;
+        }
+        if ack.newly_lost_segments > 0 && self.loss_events_in_round < 15 {
+            self.loss_events_in_round += 1;
+        }
+        if self.loss_round_start
+            && self.in_loss_recovery
+            && self.loss_events_in_round >= self.config.full_loss_count
+            && self.is_inflight_too_high(ack)
+        {
+            self.full_bw_reached = true;
+            let bdp = self.inflight(self.max_bw(), 1.0);
+            self.inflight_hi = Some(bdp.max(self.inflight_latest));
+            self.pending_event = Some("bbr3_startup_loss_exit");
+            return;
+        }
+        if self.loss_round_start {
+            self.loss_events_in_round = 0;
+        }
+    }
+
+    fn check_full_bw_reached(&mut self, ack: &AckEvent, sample_bw: u64) {
+        if self.full_bw_now || ack.delivery_rate_app_limited {
+            return;
+        }
+        if sample_bw as f64 >= self.full_bw as f64 * FULL_BW_THRESHOLD {
+            self.reset_full_bw();
+            self.full_bw = sample_bw;
+            return;
+        }
+        if !self.round_start {
+            return;
+        }
+        self.full_bw_count += 1;
+        self.full_bw_now = self.full_bw_count >= FULL_BW_ROUNDS;
+        self.full_bw_reached |= self.full_bw_now;
+    }
+
+    fn check_drain(&mut self, ack: &AckEvent) {
+        if self.mode == Mode::Startup && self.full_bw_reached {
+            self.mode = Mode::Drain;
+            self.reset_congestion_signals();
+        }
+        if self.mode == Mode::Drain && ack.bytes_in_flight / self.mss <= self.inflight(self.max_bw(), 1.0) {
+            self.start_probe_down(ack.now);
+        }
+    }
+
+    fn probe_rtt_cwnd(&self) -> u64 {
+        self.inflight(self.bw(), self.config.probe_rtt_cwnd_gain).max(MIN_CWND)
+    }
+
+    fn update_min_rtt(&mut self, ack: &AckEvent) {
+        let now = ack.now;
+        let probe_rtt_expired = now > self.probe_rtt_min_stamp + PROBE_RTT_INTERVAL;
+        if let Some(rtt) = ack.rtt_sample {
+            if self.probe_rtt_min.is_none_or(|m| rtt < m) || probe_rtt_expired {
+                self.probe_rtt_min = Some(rtt);
+                self.probe_rtt_min_stamp = now;
+            }
+        }
+        let min_rtt_expired = now > self.min_rtt_stamp + MIN_RTT_WINDOW;
+        if let Some(probe_min) = self.probe_rtt_min {
+            if self.min_rtt.is_none_or(|m| probe_min <= m) || min_rtt_expired {
+                self.min_rtt = Some(probe_min);
+                self.min_rtt_stamp = self.probe_rtt_min_stamp;
+            }
+        }
+        if probe_rtt_expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
+            self.mode = Mode::ProbeRtt;
+            self.save_cwnd();
+            self.probe_rtt_done = None;
+            self.ack_phase = AckPhase::ProbeStopping;
+            self.next_round_delivered = self.last_delivered;
+        }
+        if self.mode == Mode::ProbeRtt {
+            match self.probe_rtt_done {
+                None if ack.bytes_in_flight / self.mss <= self.probe_rtt_cwnd() => {
+                    self.probe_rtt_done = Some(now + PROBE_RTT_DURATION);
+                    self.probe_rtt_round_done = false;
+                    self.next_round_delivered = ack.delivered;
+                }
+                Some(done) => {
+                    if self.round_start {
+                        self.probe_rtt_round_done = true;
+                    }
+                    if self.probe_rtt_round_done && now > done {
+                        self.probe_rtt_min_stamp = now;
+                        self.cwnd = self.cwnd.max(self.prior_cwnd);
+                        self.reset_lower_bounds();
+                        if self.full_bw_reached {
+                            self.start_probe_down(now);
+                            self.start_probe_cruise();
+                        } else {
+                            self.mode = Mode::Startup;
+                        }
+                    }
+                }
+                None => {}
+            }
+        }
+        if ack.acked_bytes > 0 {
+            self.idle_restart = false;
+        }
+    }
+
+    fn update_gains(&mut self) {
+        (self.pacing_gain, self.cwnd_gain) = match self.mode {
+            Mode::Startup => (self.config.startup_pacing_gain, self.config.startup_cwnd_gain),
+            Mode::Drain => (self.config.drain_gain, self.config.startup_cwnd_gain),
+            Mode::ProbeBw(Phase::Up) => (1.25, self.config.cwnd_gain + self.config.probe_up_cwnd_gain),
+            Mode::ProbeBw(Phase::Down) => (0.91, self.config.cwnd_gain),
+            Mode::ProbeBw(_) => (1.0, self.config.cwnd_gain),
+            Mode::ProbeRtt => (1.0, 1.0),
+        };
+    }
+
+    fn save_cwnd(&mut self) {
+        self.prior_cwnd = if !self.in_loss_recovery && self.mode != Mode::ProbeRtt {
+            self.cwnd
+        } else {
+            self.prior_cwnd.max(self.cwnd)
+        };
+    }
+
+    fn set_cwnd(&mut self, ack: &AckEvent) {
+        let acked = ack.acked_segments as u64;
+        if acked > 0 {
+            let in_flight = ack.bytes_in_flight.div_ceil(self.mss);
+            let mut cwnd = self.cwnd;
+            if ack.newly_lost_segments > 0 {
+                cwnd = cwnd.saturating_sub(ack.newly_lost_segments as u64).max(1);
+            }
+            if self.reset_to_inflight {
+                self.reset_to_inflight = false;
+                cwnd = in_flight + acked;
+            }
+            if self.packet_conservation {
+                cwnd = cwnd.max(in_flight + acked);
+            } else {
+                let target = self.inflight(self.bw(), self.cwnd_gain);
+                if self.full_bw_reached {
+                    cwnd = (cwnd + acked).min(target);
+                } else if cwnd < target || cwnd < 2 * self.initial_window {
+                    cwnd += acked;
+                }
+                cwnd = cwnd.max(MIN_CWND);
+            }
+            self.cwnd = cwnd;
+        }
+        if self.mode == Mode::ProbeRtt {
+            self.cwnd = self.cwnd.min(self.probe_rtt_cwnd());
+        }
+        // bbr_bound_cwnd_for_inflight_model.
+        let mut cap = match self.mode {
+            Mode::ProbeBw(Phase::Cruise) | Mode::ProbeRtt => self.inflight_with_headroom(),
+            Mode::ProbeBw(_) => self.inflight_hi,
+            _ => None,
+        }
+        .unwrap_or(u64::MAX);
+        cap = cap.min(self.inflight_lo.unwrap_or(u64::MAX)).max(MIN_CWND);
+        // Linux's global cap (snd_cwnd_clamp, a u32).
+        self.cwnd = self.cwnd.min(cap).min(MAX_CWND_SEGMENTS as u64);
+    }
+
+    fn set_pacing_rate(&mut self) {
+        let bw = self.bw();
+        if bw == 0 {
+            return;
+        }
+        let rate = (bw as f64 * self.pacing_gain * (1.0 - PACING_MARGIN)) as u64;
+        if self.full_bw_reached || rate > self.pacing_rate {
+            self.pacing_rate = rate.max(1);
+        }
+    }
+}
+
+impl CongestionControl for Bbr3 {
+    fn on_ack(&mut self, ack: &AckEvent) {
+        if !self.pacing_from_rtt && ack.srtt > 0 {
+            self.init_pacing_rate(Some(ack.srtt));
+        }
+        self.last_delivered = ack.delivered;
+        self.round_start = false;
+        if ack.acked_bytes > 0 && ack.prior_delivered >= self.next_round_delivered {
+            self.next_round_delivered = ack.delivered;
+            self.round_count += 1;
+            self.round_start = true;
+            self.packet_conservation = false;
+            self.rounds_since_probe = (self.rounds_since_probe + 1).min(0xFF);
+        }
+        // bbr_update_latest_delivery_signals.
+        self.loss_round_start = false;
+        let sample_bw = ack.delivery_rate;
+        if let Some(bw) = sample_bw {
+            self.bw_latest = self.bw_latest.max(bw);
+            self.inflight_latest = self.inflight_latest.max(ack.delivered.saturating_sub(ack.prior_delivered) / self.mss);
+            if ack.prior_delivered >= self.loss_round_delivered {
+                self.loss_round_delivered = ack.delivered;
+                self.loss_round_start = true;
+            }
+        }
+        self.update_congestion_signals(ack, sample_bw);
+        self.check_loss_too_high_in_startup(ack);
+        if let Some(bw) = sample_bw {
+            self.check_full_bw_reached(ack, bw);
+        }
+        self.check_drain(ack);
+        self.update_cycle_phase(ack, sample_bw.unwrap_or(0));
+        self.update_min_rtt(ack);
+        self.update_gains();
+        self.set_pacing_rate();
+        self.set_cwnd(ack);
+        // bbr_advance_latest_delivery_signals.
+        if self.loss_round_start {
+            self.bw_latest = sample_bw.unwrap_or(0);
+            self.inflight_latest = ack.delivered.saturating_sub(ack.prior_delivered) / self.mss;
+        }
+    }
+
+    fn on_congestion_event(&mut self, event: &CongestionEvent) {
+        match event.kind {
+            CongestionKind::FastRetransmit => {
+                self.save_cwnd();
+                self.in_loss_recovery = true;
+                self.packet_conservation = true;
+                self.reset_to_inflight = true;
+                self.next_round_delivered = self.last_delivered;
+                // bbr_note_loss: a loss round starts at the first loss.
+                if !self.loss_in_round {
+                    self.loss_round_delivered = self.last_delivered;
+                }
+                self.loss_in_round = true;
+            }
+            CongestionKind::Timeout => {
+                self.save_cwnd();
+                self.in_loss_recovery = true;
+                self.packet_conservation = false;
+                self.cwnd = 1;
+                self.round_start = true;
+            }
+            CongestionKind::Ecn => {}
+        }
+    }
+
+    fn on_recovery_exit(&mut self, _now: SimTime) {
+        self.in_loss_recovery = false;
+        self.packet_conservation = false;
+        self.cwnd = self.cwnd.max(self.prior_cwnd);
+    }
+
+    fn on_timeout_recovery_exit(&mut self, now: SimTime) {
+        self.on_recovery_exit(now);
+    }
+
+    fn on_packet_sent(&mut self, _now: SimTime, _bytes: u64, bytes_in_flight_before: u64) {
+        if bytes_in_flight_before == 0 {
+            self.idle_restart = true;
+        }
+    }
+
+    fn cwnd(&self) -> u64 {
+        self.cwnd.max(1) * self.mss
+    }
+
+    fn ssthresh(&self) -> u64 {
+        if self.full_bw_reached {
+            self.inflight(self.max_bw(), 1.0).max(2) * self.mss
+        } else {
+            u64::MAX
+        }
+    }
+
+    fn pacing_rate(&self) -> Option<u64> {
+        Some(self.pacing_rate.max(1))
+    }
+
+    fn state_name(&self) -> &'static str {
+        match self.mode {
+            Mode::Startup => "startup",
+            Mode::Drain => "drain",
+            Mode::ProbeBw(Phase::Down) => "probe_down",
+            Mode::ProbeBw(Phase::Cruise) => "probe_cruise",
+            Mode::ProbeBw(Phase::Refill) => "probe_refill",
+            Mode::ProbeBw(Phase::Up) => "probe_up",
+            Mode::ProbeRtt => "probe_rtt",
+        }
+    }
+
+    fn take_event(&mut self) -> Option<&'static str> {
+        self.pending_event.take()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::NANOS_PER_MILLI as MS;
+
+    fn bbr3() -> Bbr3 {
+        let mut b = Bbr3::new(Bbr3Config::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
+        b.min_rtt = Some(10 * MS);
+        b.bw_hi = [8_000_000, 0];
+        b.cwnd = 40;
+        b.full_bw_reached = true;
+        b
+    }
+
+    #[test]
+    fn a_probe_with_more_than_two_percent_loss_cuts_inflight_hi() {
+        let mut b = bbr3();
+        b.mode = Mode::ProbeBw(Phase::Up);
+        b.bw_probe_samples = true;
+        b.inflight_hi = Some(100);
+        // 50 segments in flight when the sampled segment left, 3 lost since: 6% > 2%.
+        let ack = AckEvent { now: 0, tx_in_flight: 50_000, lost_since_sent: 3_000, acked_segments: 1, acked_bytes: 1000, ..AckEvent::default() };
+        assert!(b.is_inflight_too_high(&ack));
+        b.handle_inflight_too_high(&ack);
+        // inflight_hi = max(tx_in_flight 50, 0.7 x target): target = min(BDP + budget, cwnd 40).
+        assert_eq!(b.inflight_hi, Some(50));
+        assert_eq!(b.mode, Mode::ProbeBw(Phase::Down), "PROBE_UP ends at once");
+        // 1 lost of 50 (2%) is not above the threshold.
+        let mild = AckEvent { tx_in_flight: 50_000, lost_since_sent: 1_000, ..ack };
+        assert!(!b.is_inflight_too_high(&mild));
+    }
+
+    #[test]
+    fn loss_outside_probing_cuts_the_lower_bounds_to_seven_tenths() {
+        let mut b = bbr3();
+        b.mode = Mode::ProbeBw(Phase::Cruise);
+        b.loss_round_start = true;
+        b.loss_in_round = true;
+        b.bw_latest = 1_000_000;
+        b.inflight_latest = 5;
+        b.update_congestion_signals(&AckEvent { newly_lost_segments: 1, ..AckEvent::default() }, Some(1_000_000));
+        assert_eq!(b.bw_lo, Some(5_600_000), "max(latest 1 Mbit/s, 0.7 x 8 Mbit/s)");
+        assert_eq!(b.inflight_lo, Some(28), "max(latest 5, 0.7 x cwnd 40)");
+        assert_eq!(b.bw(), 5_600_000);
+    }
+
+    #[test]
+    fn cruise_leaves_fifteen_percent_headroom_below_inflight_hi() {
+        let mut b = bbr3();
+        b.inflight_hi = Some(100);
+        assert_eq!(b.inflight_with_headroom(), Some(85));
+        b.mode = Mode::ProbeBw(Phase::Cruise);
+        b.cwnd = 200;
+        b.set_cwnd(&AckEvent::default());
+        assert_eq!(b.cwnd, 85);
+    }
+}
