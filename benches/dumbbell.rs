@@ -22,14 +22,19 @@ fn peak_memory_mb() -> Option<f64> {
 
 fn main() {
     let requested: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
-    let algorithms: Vec<String> = if requested.is_empty() {
-        tcplab_core::cc::names().into_iter().map(String::from).collect()
-    } else {
-        requested
-    };
+    let algorithms: Vec<String> =
+        if requested.is_empty() { tcplab_core::cc::names().into_iter().map(String::from).collect() } else { requested };
     println!(
         "{:<10} {:>8} {:>9} {:>12} {:>11} {:>15} {:>14} {:>13} {:>7}",
-        "algorithm", "sim s", "wall s", "wall/sim s", "x newreno", "packets/wall s", "events/wall s", "goodput Mb/s", "util %"
+        "algorithm",
+        "sim s",
+        "wall s",
+        "wall/sim s",
+        "x newreno",
+        "packets/wall s",
+        "events/wall s",
+        "goodput Mb/s",
+        "util %"
     );
     let mut newreno_wall_per_sim: Option<f64> = None;
     for algorithm in algorithms {

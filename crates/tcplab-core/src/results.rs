@@ -34,7 +34,10 @@ pub struct Table {
 
 impl Table {
     pub fn push(&mut self, name: &str, column: Column) {
-        debug_assert!(self.columns.first().is_none_or(|(_, c)| c.len() == column.len()), "column {name} has a different length");
+        debug_assert!(
+            self.columns.first().is_none_or(|(_, c)| c.len() == column.len()),
+            "column {name} has a different length"
+        );
         self.columns.push((name.to_string(), column));
     }
 

@@ -226,14 +226,22 @@ impl QueueSpec {
             }
         }
         if let (Some(min), Some(max)) = (self.min_th, self.max_th) {
-            let same_unit = matches!((min, max), (Buffer::Packets(_), Buffer::Packets(_)) | (Buffer::Bytes(_), Buffer::Bytes(_)) | (Buffer::Bdp(_), Buffer::Bdp(_)));
+            let same_unit = matches!(
+                (min, max),
+                (Buffer::Packets(_), Buffer::Packets(_))
+                    | (Buffer::Bytes(_), Buffer::Bytes(_))
+                    | (Buffer::Bdp(_), Buffer::Bdp(_))
+            );
             let ordered = match (min, max) {
                 (Buffer::Packets(a), Buffer::Packets(b)) | (Buffer::Bytes(a), Buffer::Bytes(b)) => a < b,
                 (Buffer::Bdp(a), Buffer::Bdp(b)) => a < b,
                 _ => true,
             };
             if !same_unit || !ordered {
-                return Err(ScenarioError::new(format!("{key}.max_th"), format!("{max} must be above min_th {min}, in the same unit")));
+                return Err(ScenarioError::new(
+                    format!("{key}.max_th"),
+                    format!("{max} must be above min_th {min}, in the same unit"),
+                ));
             }
         }
         if self.interval.is_some_and(|d| d.nanos() == 0) || self.target.is_some_and(|d| d.nanos() == 0) {
@@ -245,7 +253,10 @@ impl QueueSpec {
             }
         }
         if self.quantum.is_some_and(|q| q.0 < 64) || self.mean_packet_size.is_some_and(|m| m.0 == 0) {
-            return Err(ScenarioError::new(format!("{key}.quantum"), "quantum must be at least 64B and mean_packet_size more than 0B"));
+            return Err(ScenarioError::new(
+                format!("{key}.quantum"),
+                "quantum must be at least 64B and mean_packet_size more than 0B",
+            ));
         }
         Ok(())
     }
@@ -494,9 +505,24 @@ impl TcpSpec {
             ($($field:ident),*) => { TcpSpec { $($field: self.$field.or(base.$field)),* } };
         }
         pick!(
-            mss, header, initial_window, recovery, limited_transmit, duplicate_threshold, min_rto, initial_rto,
-            max_rto, clock_granularity, delayed_ack, delayed_ack_count, delayed_ack_timeout, ecn, receive_window,
-            pacing, ack_delay, ack_delay_max
+            mss,
+            header,
+            initial_window,
+            recovery,
+            limited_transmit,
+            duplicate_threshold,
+            min_rto,
+            initial_rto,
+            max_rto,
+            clock_granularity,
+            delayed_ack,
+            delayed_ack_count,
+            delayed_ack_timeout,
+            ecn,
+            receive_window,
+            pacing,
+            ack_delay,
+            ack_delay_max
         )
     }
 
@@ -747,9 +773,9 @@ impl Scenario {
                 forbid(topology.links.is_some(), "links", "custom")?;
             }
             TopologyKind::Chain => {
-                let routers = topology
-                    .routers
-                    .ok_or_else(|| ScenarioError::new("topology.routers", "a chain needs the number of routers (2 or more)"))?;
+                let routers = topology.routers.ok_or_else(|| {
+                    ScenarioError::new("topology.routers", "a chain needs the number of routers (2 or more)")
+                })?;
                 if !(2..=1000).contains(&routers) {
                     return Err(ScenarioError::new("topology.routers", format!("{routers} is outside 2 to 1000")));
                 }
@@ -759,7 +785,11 @@ impl Scenario {
                 if hops.len() != 1 && hops.len() != routers as usize - 1 {
                     return Err(ScenarioError::new(
                         "topology.hops",
-                        format!("has {} entries; give 1 (used for every hop) or {} (one per hop)", hops.len(), routers - 1),
+                        format!(
+                            "has {} entries; give 1 (used for every hop) or {} (one per hop)",
+                            hops.len(),
+                            routers - 1
+                        ),
                     ));
                 }
                 for (i, hop) in hops.iter().enumerate() {
@@ -770,10 +800,9 @@ impl Scenario {
                 forbid(topology.links.is_some(), "links", "custom")?;
             }
             TopologyKind::Custom => {
-                let nodes = topology
-                    .nodes
-                    .as_ref()
-                    .ok_or_else(|| ScenarioError::new("topology.nodes", "a custom topology needs a list of node names"))?;
+                let nodes = topology.nodes.as_ref().ok_or_else(|| {
+                    ScenarioError::new("topology.nodes", "a custom topology needs a list of node names")
+                })?;
                 for (i, node) in nodes.iter().enumerate() {
                     if node.is_empty() || nodes[..i].contains(node) {
                         return Err(ScenarioError::new(
@@ -782,10 +811,9 @@ impl Scenario {
                         ));
                     }
                 }
-                let links = topology
-                    .links
-                    .as_ref()
-                    .ok_or_else(|| ScenarioError::new("topology.links", "a custom topology needs [[topology.links]]"))?;
+                let links = topology.links.as_ref().ok_or_else(|| {
+                    ScenarioError::new("topology.links", "a custom topology needs [[topology.links]]")
+                })?;
                 for (i, link) in links.iter().enumerate() {
                     let key = format!("topology.links[{i}]");
                     validate_link(&key, link, true)?;
@@ -820,7 +848,10 @@ impl Scenario {
         match flow.protocol {
             Protocol::Tcp => {
                 let name = flow.cc.as_ref().ok_or_else(|| {
-                    ScenarioError::new(format!("{key}.cc"), format!("a TCP flow needs an algorithm; available: {}", cc::names().join(", ")))
+                    ScenarioError::new(
+                        format!("{key}.cc"),
+                        format!("a TCP flow needs an algorithm; available: {}", cc::names().join(", ")),
+                    )
                 })?;
                 let info = cc::ConnectionInfo { mss: 1448, initial_window_segments: 10, seed: 1 };
                 if cc::find(name).is_none() {
@@ -833,21 +864,32 @@ impl Scenario {
                 let tcp = flow.tcp.clone().unwrap_or_default().over(&self.tcp);
                 tcp.to_config(&format!("{key}.tcp"))?;
                 if flow.packet_size.is_some() {
-                    return Err(ScenarioError::new(format!("{key}.packet_size"), "only applies to UDP flows (TCP uses tcp.mss)"));
+                    return Err(ScenarioError::new(
+                        format!("{key}.packet_size"),
+                        "only applies to UDP flows (TCP uses tcp.mss)",
+                    ));
                 }
             }
             Protocol::Udp => {
                 if flow.rate.is_none() {
                     return Err(ScenarioError::new(format!("{key}.rate"), "a UDP flow needs a rate, e.g. \"10Mbps\""));
                 }
-                for (field, present) in [("cc", flow.cc.is_some()), ("params", !flow.params.is_null()), ("size", flow.size.is_some()), ("tcp", flow.tcp.is_some())] {
+                for (field, present) in [
+                    ("cc", flow.cc.is_some()),
+                    ("params", !flow.params.is_null()),
+                    ("size", flow.size.is_some()),
+                    ("tcp", flow.tcp.is_some()),
+                ] {
                     if present {
                         return Err(ScenarioError::new(format!("{key}.{field}"), "only applies to TCP flows"));
                     }
                 }
                 if let Some(size) = flow.packet_size {
                     if !(29..=65_535).contains(&size.0) {
-                        return Err(ScenarioError::new(format!("{key}.packet_size"), format!("{size} is outside 29B to 65535B")));
+                        return Err(ScenarioError::new(
+                            format!("{key}.packet_size"),
+                            format!("{size} is outside 29B to 65535B"),
+                        ));
                     }
                 }
             }
@@ -882,11 +924,17 @@ impl Scenario {
             }
             TopologyKind::Chain | TopologyKind::Custom => {
                 if flow.access_delay.is_some() {
-                    return Err(ScenarioError::new(format!("{key}.access_delay"), "only applies to dumbbell topologies"));
+                    return Err(ScenarioError::new(
+                        format!("{key}.access_delay"),
+                        "only applies to dumbbell topologies",
+                    ));
                 }
                 for (field, value) in [("from", &flow.from), ("to", &flow.to)] {
                     let value = value.as_ref().ok_or_else(|| {
-                        ScenarioError::new(format!("{key}.{field}"), format!("is required; known nodes: {}", node_names.join(", ")))
+                        ScenarioError::new(
+                            format!("{key}.{field}"),
+                            format!("is required; known nodes: {}", node_names.join(", ")),
+                        )
                     })?;
                     if !node_names.contains(value) {
                         return Err(ScenarioError::new(
@@ -924,7 +972,12 @@ impl Scenario {
             scenario.topology.access = Some(self.default_access_link());
         }
         let topology = &mut scenario.topology;
-        let links = topology.bottleneck.iter_mut().chain(topology.access.iter_mut()).chain(topology.hops.iter_mut().flatten()).chain(topology.links.iter_mut().flatten());
+        let links = topology
+            .bottleneck
+            .iter_mut()
+            .chain(topology.access.iter_mut())
+            .chain(topology.hops.iter_mut().flatten())
+            .chain(topology.links.iter_mut().flatten());
         for link in links {
             link.queue = link.queue.with_defaults();
         }
@@ -974,13 +1027,19 @@ fn validate_link(key: &str, link: &LinkSpec, needs_ends: bool) -> Result<(), Sce
     } else {
         for (end, value) in [("from", &link.from), ("to", &link.to)] {
             if value.is_some() {
-                return Err(ScenarioError::new(format!("{key}.{end}"), "only links of a custom topology name their nodes"));
+                return Err(ScenarioError::new(
+                    format!("{key}.{end}"),
+                    "only links of a custom topology name their nodes",
+                ));
             }
         }
     }
     link.queue.validate(&format!("{key}.queue"))?;
     if link.ecn_mark_threshold.is_some() && link.queue.kind != QueueKind::DropTail {
-        return Err(ScenarioError::new(format!("{key}.ecn_mark_threshold"), "applies to droptail queues; RED, CoDel and FQ-CoDel mark with `ecn = true`"));
+        return Err(ScenarioError::new(
+            format!("{key}.ecn_mark_threshold"),
+            "applies to droptail queues; RED, CoDel and FQ-CoDel mark with `ecn = true`",
+        ));
     }
     if let Some(threshold) = link.ecn_mark_threshold {
         if !matches!(threshold, Buffer::Packets(n) if n >= 1) {
@@ -997,9 +1056,17 @@ fn validate_link(key: &str, link: &LinkSpec, needs_ends: bool) -> Result<(), Sce
             match loss.model {
                 LossModelKind::Bernoulli => {
                     check_probability(format!("{key}.p"), loss.p, true)?;
-                    for (field, value) in [("p_good_to_bad", loss.p_good_to_bad), ("p_bad_to_good", loss.p_bad_to_good), ("loss_in_good", loss.loss_in_good), ("loss_in_bad", loss.loss_in_bad)] {
+                    for (field, value) in [
+                        ("p_good_to_bad", loss.p_good_to_bad),
+                        ("p_bad_to_good", loss.p_bad_to_good),
+                        ("loss_in_good", loss.loss_in_good),
+                        ("loss_in_bad", loss.loss_in_bad),
+                    ] {
                         if value.is_some() {
-                            return Err(ScenarioError::new(format!("{key}.{field}"), "only applies to model = \"gilbert_elliott\""));
+                            return Err(ScenarioError::new(
+                                format!("{key}.{field}"),
+                                "only applies to model = \"gilbert_elliott\"",
+                            ));
                         }
                     }
                 }
@@ -1022,15 +1089,24 @@ fn validate_link(key: &str, link: &LinkSpec, needs_ends: bool) -> Result<(), Sce
                         return Err(ScenarioError::new(format!("{key}.max"), "uniform jitter needs max, e.g. \"2ms\""));
                     }
                     if jitter.mean.is_some() || jitter.std.is_some() {
-                        return Err(ScenarioError::new(format!("{key}.mean"), "mean and std apply to distribution = \"normal\""));
+                        return Err(ScenarioError::new(
+                            format!("{key}.mean"),
+                            "mean and std apply to distribution = \"normal\"",
+                        ));
                     }
                 }
                 JitterKind::Normal => {
                     if jitter.mean.is_none() || jitter.std.is_none() {
-                        return Err(ScenarioError::new(format!("{key}.std"), "normal jitter needs mean and std, e.g. \"1ms\" and \"0.5ms\""));
+                        return Err(ScenarioError::new(
+                            format!("{key}.std"),
+                            "normal jitter needs mean and std, e.g. \"1ms\" and \"0.5ms\"",
+                        ));
                     }
                     if jitter.max.is_some() {
-                        return Err(ScenarioError::new(format!("{key}.max"), "max applies to distribution = \"uniform\""));
+                        return Err(ScenarioError::new(
+                            format!("{key}.max"),
+                            "max applies to distribution = \"uniform\"",
+                        ));
                     }
                 }
             }
@@ -1042,12 +1118,18 @@ fn validate_link(key: &str, link: &LinkSpec, needs_ends: bool) -> Result<(), Sce
         }
         for (i, step) in spec.rate_schedule.iter().enumerate().skip(1) {
             if step.at <= spec.rate_schedule[i - 1].at {
-                return Err(ScenarioError::new(format!("{key}.rate_schedule[{i}].at"), "rate steps must be in increasing time order"));
+                return Err(ScenarioError::new(
+                    format!("{key}.rate_schedule[{i}].at"),
+                    "rate steps must be in increasing time order",
+                ));
             }
         }
         for (i, step) in spec.delay_schedule.iter().enumerate().skip(1) {
             if step.at <= spec.delay_schedule[i - 1].at {
-                return Err(ScenarioError::new(format!("{key}.delay_schedule[{i}].at"), "delay steps must be in increasing time order"));
+                return Err(ScenarioError::new(
+                    format!("{key}.delay_schedule[{i}].at"),
+                    "delay steps must be in increasing time order",
+                ));
             }
         }
     }

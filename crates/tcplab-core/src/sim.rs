@@ -6,8 +6,8 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use rand::SeedableRng;
 use rand::Rng;
+use rand::SeedableRng;
 use rand_xoshiro::{SplitMix64, Xoshiro256PlusPlus};
 
 use crate::net::packet::PacketId;
@@ -17,29 +17,60 @@ use crate::time::SimTime;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// A packet finished propagating over a channel and arrives at the channel's far node.
-    Arrival { channel: u32, packet: PacketId },
+    Arrival {
+        channel: u32,
+        packet: PacketId,
+    },
     /// A channel's transmitter is free and its queue holds a packet to send.
-    TransmitterFree { channel: u32 },
+    TransmitterFree {
+        channel: u32,
+    },
     /// A channel's rate or propagation delay changes (capacity and delay schedules).
-    RateChange { channel: u32, index: u32 },
-    DelayChange { channel: u32, index: u32 },
+    RateChange {
+        channel: u32,
+        index: u32,
+    },
+    DelayChange {
+        channel: u32,
+        index: u32,
+    },
     /// A TCP flow starts, or its application toggles on/off or writes more data.
-    FlowStart { flow: u32 },
-    AppToggle { flow: u32 },
-    AppWrite { flow: u32 },
+    FlowStart {
+        flow: u32,
+    },
+    AppToggle {
+        flow: u32,
+    },
+    AppWrite {
+        flow: u32,
+    },
     /// The sender's retransmission timer may have expired (checked lazily against the deadline).
-    RetransmitTimer { flow: u32 },
+    RetransmitTimer {
+        flow: u32,
+    },
     /// The sender's pacing gate reopens.
-    PacingTimer { flow: u32 },
+    PacingTimer {
+        flow: u32,
+    },
     /// An ACK the sender held (sender-based delay control) is due for processing.
-    AckRelease { flow: u32 },
+    AckRelease {
+        flow: u32,
+    },
     /// The receiver's delayed-ACK timer may have expired.
-    DelayedAckTimer { flow: u32 },
+    DelayedAckTimer {
+        flow: u32,
+    },
     /// An ACK the receiver held (receiver-based delay control) is due to leave.
-    AckSendRelease { flow: u32 },
+    AckSendRelease {
+        flow: u32,
+    },
     /// A UDP source emits its next datagram, or toggles on/off.
-    UdpSend { source: u32 },
-    UdpToggle { source: u32 },
+    UdpSend {
+        source: u32,
+    },
+    UdpToggle {
+        source: u32,
+    },
     /// Record one row of every time series.
     Sample,
 }

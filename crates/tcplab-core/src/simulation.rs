@@ -9,9 +9,9 @@ use rand_distr::{Distribution, Exp};
 
 use crate::cc::{self, ConnectionInfo};
 use crate::net::channel::{Channel, Jitter, JitterDistribution, LossModel, Outage};
-use crate::net::packet::{Packet, PacketId, PacketKind, PacketPool};
 use crate::net::codel::{Codel, CodelParams};
 use crate::net::fq_codel::FqCodel;
+use crate::net::packet::{Packet, PacketId, PacketKind, PacketPool};
 use crate::net::queue::{DropTail, QueueDiscipline, QueueLimit};
 use crate::net::red::{Red, RedParams};
 use crate::net::topology::{Network, NO_ROUTE};
@@ -253,10 +253,22 @@ impl Simulation {
         for plan in &plans {
             let key = format!("flows[{}]", plan.entry);
             let there = network.path(plan.source, plan.sink).ok_or_else(|| {
-                ScenarioError::new(format!("{key}.to"), format!("no route from '{}' to '{}'", network.nodes[plan.source as usize].name, network.nodes[plan.sink as usize].name))
+                ScenarioError::new(
+                    format!("{key}.to"),
+                    format!(
+                        "no route from '{}' to '{}'",
+                        network.nodes[plan.source as usize].name, network.nodes[plan.sink as usize].name
+                    ),
+                )
             })?;
             let back = network.path(plan.sink, plan.source).ok_or_else(|| {
-                ScenarioError::new(format!("{key}.from"), format!("no route back from '{}' to '{}'", network.nodes[plan.sink as usize].name, network.nodes[plan.source as usize].name))
+                ScenarioError::new(
+                    format!("{key}.from"),
+                    format!(
+                        "no route back from '{}' to '{}'",
+                        network.nodes[plan.sink as usize].name, network.nodes[plan.source as usize].name
+                    ),
+                )
             })?;
             let rtt: SimDuration = there.iter().chain(&back).map(|&c| network.channels[c as usize].delay).sum();
             for &c in there.iter().chain(&back) {
@@ -282,7 +294,11 @@ impl Simulation {
             let (buffer, mark_threshold, queue) = &channel_buffers[index];
             let rtt = topology.bdp_rtt.map(|d| d.nanos()).unwrap_or_else(|| {
                 let crossing = &crossing_rtts[index];
-                if crossing.is_empty() { mean_rtt_all } else { mean(crossing) }
+                if crossing.is_empty() {
+                    mean_rtt_all
+                } else {
+                    mean(crossing)
+                }
             });
             let bdp_bytes = channel.rate_bps as f64 * as_secs_f64(rtt) / 8.0;
             let limit = match *buffer {
@@ -480,13 +496,15 @@ impl Simulation {
             }
             Event::AckSendRelease { flow } => {
                 let f = &mut self.tcp[flow as usize];
-                f.receiver.on_ack_send_release(&mut EndpointContext { events: &mut self.events, outbox: &mut self.outbox });
+                f.receiver
+                    .on_ack_send_release(&mut EndpointContext { events: &mut self.events, outbox: &mut self.outbox });
                 let node = f.sink;
                 self.flush(node);
             }
             Event::DelayedAckTimer { flow } => {
                 let f = &mut self.tcp[flow as usize];
-                f.receiver.on_delayed_ack_timer(&mut EndpointContext { events: &mut self.events, outbox: &mut self.outbox });
+                f.receiver
+                    .on_delayed_ack_timer(&mut EndpointContext { events: &mut self.events, outbox: &mut self.outbox });
                 let node = f.sink;
                 self.flush(node);
             }
@@ -584,7 +602,8 @@ impl Simulation {
                 }
             }
             None => {
-                f.sender.app_write(u64::MAX, &mut EndpointContext { events: &mut self.events, outbox: &mut self.outbox });
+                f.sender
+                    .app_write(u64::MAX, &mut EndpointContext { events: &mut self.events, outbox: &mut self.outbox });
                 let node = f.source;
                 self.flush(node);
             }
@@ -701,7 +720,11 @@ impl Simulation {
             series.ssthresh.push(if ssthresh == u64::MAX { f64::NAN } else { if_started(ssthresh as f64) });
             series.srtt_ms.push(f.sender.rtt.srtt.map_or(f64::NAN, ms));
             series.in_flight.push(if_started(f.sender.bytes_in_flight() as f64));
-            series.throughput.push(if now == 0 { 0.0 } else { (delivered - f.delivered_at_last_sample) as f64 * 8.0 / interval });
+            series.throughput.push(if now == 0 {
+                0.0
+            } else {
+                (delivered - f.delivered_at_last_sample) as f64 * 8.0 / interval
+            });
             let state = if f.sender.is_in_recovery() { "recovery" } else { f.sender.cc.state_name() };
             series.state.push(state);
             f.delivered_at_last_sample = delivered;
@@ -714,7 +737,11 @@ impl Simulation {
             series.ssthresh.push(f64::NAN);
             series.srtt_ms.push(f64::NAN);
             series.in_flight.push(f64::NAN);
-            series.throughput.push(if now == 0 { 0.0 } else { (received - f.received_at_last_sample) as f64 * 8.0 / interval });
+            series.throughput.push(if now == 0 {
+                0.0
+            } else {
+                (received - f.received_at_last_sample) as f64 * 8.0 / interval
+            });
             series.state.push(if f.app.active { "on" } else { "off" });
             f.received_at_last_sample = received;
         }
@@ -749,8 +776,18 @@ impl Simulation {
             }
             let stats = &f.sender.stats;
             let rtt_count = stats.rtt_us.len();
-            let percentile = |q: f64| if rtt_count == 0 { f64::NAN } else { stats.rtt_us.value_at_quantile(q) as f64 / 1000.0 };
-            rows.push_common(f.id, &f.name, "tcp", &f.algorithm, &self.network.nodes[f.source as usize].name, &self.network.nodes[f.sink as usize].name, f.app.start, f.base_rtt);
+            let percentile =
+                |q: f64| if rtt_count == 0 { f64::NAN } else { stats.rtt_us.value_at_quantile(q) as f64 / 1000.0 };
+            rows.push_common(
+                f.id,
+                &f.name,
+                "tcp",
+                &f.algorithm,
+                &self.network.nodes[f.source as usize].name,
+                &self.network.nodes[f.sink as usize].name,
+                f.app.start,
+                f.base_rtt,
+            );
             rows.mss.push(f.sender.mss());
             rows.size.push(f.size.map_or(f64::NAN, |s| s as f64));
             rows.delivered.push(delivered);
@@ -763,7 +800,11 @@ impl Simulation {
             rows.timeouts.push(stats.timeouts);
             rows.fast_recoveries.push(stats.fast_recoveries);
             rows.ecn_reductions.push(stats.ecn_reductions);
-            rows.rtt_mean.push(if rtt_count == 0 { f64::NAN } else { stats.rtt_sum as f64 / rtt_count as f64 / NANOS_PER_MILLI as f64 });
+            rows.rtt_mean.push(if rtt_count == 0 {
+                f64::NAN
+            } else {
+                stats.rtt_sum as f64 / rtt_count as f64 / NANOS_PER_MILLI as f64
+            });
             rows.rtt_min.push(f.sender.rtt.min_rtt.map_or(f64::NAN, ms));
             rows.rtt_p50.push(percentile(0.5));
             rows.rtt_p95.push(percentile(0.95));
@@ -774,7 +815,16 @@ impl Simulation {
         }
         for f in &self.udp {
             let active = duration.saturating_sub(f.app.start).max(1);
-            rows.push_common(f.id, &f.name, "udp", "", &self.network.nodes[f.source as usize].name, &self.network.nodes[f.sink as usize].name, f.app.start, f.base_rtt);
+            rows.push_common(
+                f.id,
+                &f.name,
+                "udp",
+                "",
+                &self.network.nodes[f.source as usize].name,
+                &self.network.nodes[f.sink as usize].name,
+                f.app.start,
+                f.base_rtt,
+            );
             rows.mss.push(f.packet_bytes);
             rows.size.push(f64::NAN);
             rows.delivered.push(f.stats.received_bytes);
@@ -782,14 +832,32 @@ impl Simulation {
             rows.sent.push(f.stats.sent_bytes);
             rows.throughput.push(f.stats.sent_bytes as f64 * 8.0 / as_secs_f64(active));
             rows.packets_sent.push(f.stats.sent_packets);
-            for column in [&mut rows.retransmitted_segments, &mut rows.retransmitted_bytes, &mut rows.timeouts, &mut rows.fast_recoveries, &mut rows.ecn_reductions, &mut rows.duplicate] {
+            for column in [
+                &mut rows.retransmitted_segments,
+                &mut rows.retransmitted_bytes,
+                &mut rows.timeouts,
+                &mut rows.fast_recoveries,
+                &mut rows.ecn_reductions,
+                &mut rows.duplicate,
+            ] {
                 column.push(0);
             }
-            for column in [&mut rows.rtt_mean, &mut rows.rtt_min, &mut rows.rtt_p50, &mut rows.rtt_p95, &mut rows.rtt_p99, &mut rows.completion] {
+            for column in [
+                &mut rows.rtt_mean,
+                &mut rows.rtt_min,
+                &mut rows.rtt_p50,
+                &mut rows.rtt_p95,
+                &mut rows.rtt_p99,
+                &mut rows.completion,
+            ] {
                 column.push(f64::NAN);
             }
             let received = f.stats.received_packets;
-            rows.delay_mean.push(if received == 0 { f64::NAN } else { f.stats.delay_sum as f64 / received as f64 / NANOS_PER_MILLI as f64 });
+            rows.delay_mean.push(if received == 0 {
+                f64::NAN
+            } else {
+                f.stats.delay_sum as f64 / received as f64 / NANOS_PER_MILLI as f64
+            });
         }
         let flows = rows.into_table();
         let links = self.link_table(duration);
@@ -857,7 +925,11 @@ impl Simulation {
         let stat = |f: &dyn Fn(&Channel) -> u64| Column::U64(channels.iter().map(f).collect());
         let float = |f: &dyn Fn(&Channel) -> f64| Column::F64(channels.iter().map(f).collect());
         let quantile = |c: &Channel, q: f64| {
-            if c.stats.sojourn_us.is_empty() { f64::NAN } else { c.stats.sojourn_us.value_at_quantile(q) as f64 / 1000.0 }
+            if c.stats.sojourn_us.is_empty() {
+                f64::NAN
+            } else {
+                c.stats.sojourn_us.value_at_quantile(q) as f64 / 1000.0
+            }
         };
         let mut table = Table::default();
         table.push("link", Column::Str(self.channel_labels.iter().map(|(l, _)| l.clone()).collect()));
@@ -881,10 +953,17 @@ impl Simulation {
         table.push("queued_packets", stat(&|c| c.queue.len_packets() as u64));
         table.push("max_queue_packets", stat(&|c| c.stats.max_queue_packets));
         table.push("max_queue_bytes", stat(&|c| c.stats.max_queue_bytes));
-        table.push("queue_delay_mean_ms", float(&|c| {
-            let n = c.stats.sojourn_us.len();
-            if n == 0 { f64::NAN } else { c.stats.sojourn_sum as f64 / n as f64 / NANOS_PER_MILLI as f64 }
-        }));
+        table.push(
+            "queue_delay_mean_ms",
+            float(&|c| {
+                let n = c.stats.sojourn_us.len();
+                if n == 0 {
+                    f64::NAN
+                } else {
+                    c.stats.sojourn_sum as f64 / n as f64 / NANOS_PER_MILLI as f64
+                }
+            }),
+        );
         table.push("queue_delay_p50_ms", float(&|c| quantile(c, 0.5)));
         table.push("queue_delay_p95_ms", float(&|c| quantile(c, 0.95)));
         table.push("queue_delay_p99_ms", float(&|c| quantile(c, 0.99)));
@@ -926,7 +1005,12 @@ fn build_queue(
                 QueueLimit::Packets(n) => n,
                 QueueLimit::Bytes(b) => (b / 1500).max(1),
             };
-            Box::new(FqCodel::new(codel(), spec.flows.unwrap_or(1024) as usize, spec.quantum.map_or(1514, |q| q.0), packets))
+            Box::new(FqCodel::new(
+                codel(),
+                spec.flows.unwrap_or(1024) as usize,
+                spec.quantum.map_or(1514, |q| q.0),
+                packets,
+            ))
         }
         QueueKind::Red => {
             let mean_packet = spec.mean_packet_size.map_or(1500, |b| b.0) as f64;
@@ -938,7 +1022,11 @@ fn build_queue(
                     Buffer::Bytes(b) => b as f64,
                     Buffer::Bdp(x) => x * bdp_bytes,
                 };
-                if byte_mode { bytes } else { bytes / mean_packet }
+                if byte_mode {
+                    bytes
+                } else {
+                    bytes / mean_packet
+                }
             };
             let capacity = match limit {
                 QueueLimit::Packets(n) => Buffer::Packets(n),
@@ -989,7 +1077,8 @@ fn configure_direction(channel: &mut Channel, spec: &DirectionSpec) {
         };
         channel.jitter = Some(Jitter { distribution, reorder: jitter.reorder });
     }
-    channel.outages = spec.outages.iter().map(|o| Outage { start: o.at.nanos(), end: o.at.nanos() + o.duration.nanos() }).collect();
+    channel.outages =
+        spec.outages.iter().map(|o| Outage { start: o.at.nanos(), end: o.at.nanos() + o.duration.nanos() }).collect();
     channel.rate_schedule = spec.rate_schedule.iter().map(|s| (s.at.nanos(), s.rate.bps())).collect();
     channel.delay_schedule = spec.delay_schedule.iter().map(|s| (s.at.nanos(), s.delay.nanos())).collect();
 }
@@ -1029,7 +1118,17 @@ struct FlowRows {
 
 impl FlowRows {
     #[allow(clippy::too_many_arguments)]
-    fn push_common(&mut self, id: usize, name: &str, protocol: &str, cc: &str, source: &str, destination: &str, start: SimTime, base_rtt: SimDuration) {
+    fn push_common(
+        &mut self,
+        id: usize,
+        name: &str,
+        protocol: &str,
+        cc: &str,
+        source: &str,
+        destination: &str,
+        start: SimTime,
+        base_rtt: SimDuration,
+    ) {
         self.id.push(id as u64);
         self.name.push(name.to_string());
         self.protocol.push(protocol.to_string());

@@ -43,8 +43,8 @@ impl Rate {
     }
 
     pub fn parse(text: &str) -> Result<Self, String> {
-        let (value, unit) = split_number_unit(text)
-            .ok_or_else(|| format!("'{text}' is not a rate: expected {}", Self::ALLOWED))?;
+        let (value, unit) =
+            split_number_unit(text).ok_or_else(|| format!("'{text}' is not a rate: expected {}", Self::ALLOWED))?;
         let scale = match unit {
             "bps" | "bit/s" => 1.0,
             "Kbps" | "kbps" | "Kbit/s" | "kbit/s" => 1e3,
@@ -89,8 +89,8 @@ impl Duration {
     }
 
     pub fn parse(text: &str) -> Result<Self, String> {
-        let (value, unit) = split_number_unit(text)
-            .ok_or_else(|| format!("'{text}' is not a duration: expected {}", Self::ALLOWED))?;
+        let (value, unit) =
+            split_number_unit(text).ok_or_else(|| format!("'{text}' is not a duration: expected {}", Self::ALLOWED))?;
         let scale = match unit {
             "ns" => 1.0,
             "us" | "µs" => NANOS_PER_MICRO as f64,
@@ -146,8 +146,8 @@ impl Bytes {
     }
 
     pub fn parse(text: &str) -> Result<Self, String> {
-        let (value, unit) = split_number_unit(text)
-            .ok_or_else(|| format!("'{text}' is not a size: expected {}", Self::ALLOWED))?;
+        let (value, unit) =
+            split_number_unit(text).ok_or_else(|| format!("'{text}' is not a size: expected {}", Self::ALLOWED))?;
         if unit.is_empty() {
             return Err(format!("size '{text}' has no unit: expected {}", Self::ALLOWED));
         }

@@ -19,7 +19,11 @@ fn bottleneck_row(results: &Results) -> usize {
 fn mean_queue(results: &Results, from_s: f64) -> f64 {
     let q = &results.queue_series;
     let rows: Vec<usize> = (0..q.rows())
-        .filter(|&i| q.strings("link")[i] == "bottleneck" && q.strings("direction")[i] == "forward" && q.f64("time_s")[i] >= from_s)
+        .filter(|&i| {
+            q.strings("link")[i] == "bottleneck"
+                && q.strings("direction")[i] == "forward"
+                && q.f64("time_s")[i] >= from_s
+        })
         .collect();
     rows.iter().map(|&i| q.u64("queue_packets")[i] as f64).sum::<f64>() / rows.len() as f64
 }
@@ -115,7 +119,9 @@ fn compound_dwnd_fills_an_underused_pipe_and_shrinks_when_the_queue_builds() {
     let cwnd = series.f64("cwnd_bytes");
     let states = series.strings("state");
     let steady = |s: &str| s == "compound" || s == "congestion_avoidance";
-    let shrinks = (0..series.rows() - 1).filter(|&i| steady(&states[i]) && steady(&states[i + 1]) && cwnd[i + 1] < cwnd[i]).count();
+    let shrinks = (0..series.rows() - 1)
+        .filter(|&i| steady(&states[i]) && steady(&states[i + 1]) && cwnd[i + 1] < cwnd[i])
+        .count();
     assert!(shrinks > 0, "dwnd never shrank");
     assert!(states.iter().any(|s| s == "compound"), "dwnd never grew");
 }
@@ -195,7 +201,10 @@ fn bbr_fills_the_link_with_a_short_queue_and_probes_rtt_every_ten_seconds() {
     let series = &results.flow_series;
     let states = series.strings("state");
     let times = series.f64("time_s");
-    let entries: Vec<f64> = (1..series.rows()).filter(|&i| states[i] == "probe_rtt" && states[i - 1] != "probe_rtt").map(|i| times[i]).collect();
+    let entries: Vec<f64> = (1..series.rows())
+        .filter(|&i| states[i] == "probe_rtt" && states[i - 1] != "probe_rtt")
+        .map(|i| times[i])
+        .collect();
     assert!(entries.len() >= 3, "PROBE_RTT entries {entries:?}");
     for pair in entries.windows(2) {
         let gap = pair[1] - pair[0];
@@ -308,10 +317,7 @@ fn roccet_keeps_the_rtt_far_below_cubics_on_a_deep_buffer() {
 #[test]
 fn roccet_reacts_within_two_seconds_of_a_capacity_drop() {
     let roccet = roccet_path("roccet", r#"rate_schedule = [{ at = "30s", rate = "25Mbps" }]"#);
-    let first_after_drop = events(&roccet)
-        .into_iter()
-        .find(|(t, e)| *t >= 30.0 && e == "roccet_event")
-        .map(|(t, _)| t);
+    let first_after_drop = events(&roccet).into_iter().find(|(t, e)| *t >= 30.0 && e == "roccet_event").map(|(t, _)| t);
     let t = first_after_drop.expect("a ROCCET event after the drop");
     assert!(t < 32.0, "first ROCCET event {t} s after a drop at 30 s");
 }
@@ -391,7 +397,8 @@ fn roccet_never_leaves_launch_when_the_buffer_cannot_double_the_rtt() {
         )
     };
     let shallow = run(&text("1BDP"));
-    let retransmitted = shallow.flows.u64("retransmitted_segments")[0] as f64 / shallow.flows.u64("packets_sent")[0] as f64;
+    let retransmitted =
+        shallow.flows.u64("retransmitted_segments")[0] as f64 / shallow.flows.u64("packets_sent")[0] as f64;
     assert!(events(&shallow).is_empty(), "{:?}", events(&shallow));
     assert!(retransmitted > 0.1, "retransmitted fraction {retransmitted}");
     let deeper = run(&text("2BDP"));

@@ -71,7 +71,10 @@ fn every_algorithm_survives_random_event_sequences() {
 #[test]
 fn non_default_parameters_survive_too() {
     let variants: &[(&str, Value)] = &[
-        ("cubic", json!({"hystart": false, "fast_convergence": false, "tcp_friendliness": false, "c": 10.0, "beta": 0.1})),
+        (
+            "cubic",
+            json!({"hystart": false, "fast_convergence": false, "tcp_friendliness": false, "c": 10.0, "beta": 0.1}),
+        ),
         ("reno", json!({"freeze_when_not_cwnd_limited": false})),
         ("newreno", json!({"abc_limit": 2})),
         ("bic", json!({"b": 2, "max_increment": 1, "low_window": 2, "smooth_part": 1})),

@@ -168,7 +168,7 @@ fn cubic_hystart_leaves_slow_start_when_the_rtt_rises() {
     let mut s = sender("cubic", Value::Null, 100);
     s.round_trip(1);
     s.round_trip(1); // 40 segments, min RTT 100 ms
-    // Threshold: 100 ms + clamp(100 / 8, 4, 16) = 112.5 ms. A round at 120 ms exits after 8 samples.
+                     // Threshold: 100 ms + clamp(100 / 8, 4, 16) = 112.5 ms. A round at 120 ms exits after 8 samples.
     s.rtt = 120 * MS;
     s.round_trip(1);
     assert!(s.ssthresh_segments() < 1e6, "HyStart set ssthresh");

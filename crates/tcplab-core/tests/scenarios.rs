@@ -209,7 +209,12 @@ fn the_same_seed_gives_identical_results_and_another_seed_does_not() {
     let a = run(&RANDOM.replace("SEED", "11"));
     let b = run(&RANDOM.replace("SEED", "11"));
     let c = run(&RANDOM.replace("SEED", "12"));
-    for (x, y) in [(&a.flows, &b.flows), (&a.links, &b.links), (&a.flow_series, &b.flow_series), (&a.queue_series, &b.queue_series)] {
+    for (x, y) in [
+        (&a.flows, &b.flows),
+        (&a.links, &b.links),
+        (&a.flow_series, &b.flow_series),
+        (&a.queue_series, &b.queue_series),
+    ] {
         assert!(identical(x, y), "same seed, different results:\n{x:?}\n{y:?}");
     }
     assert!(!identical(&a.flows, &c.flows));
@@ -396,4 +401,3 @@ fn on_off_sources_send_about_their_duty_cycle() {
     let exponential = results.flows.f64("goodput_bps")[1];
     assert!((0.6e6..1.4e6).contains(&exponential), "exponential on/off: {exponential}");
 }
-

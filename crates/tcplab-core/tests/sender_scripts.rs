@@ -48,9 +48,14 @@ impl Script {
     }
 
     fn with_config(config: TcpConfig) -> Self {
-        let controller = cc::create("newreno", &Value::Null, ConnectionInfo { mss: MSS, initial_window_segments: 10, seed: 1 }).unwrap();
-        let mut script = Script { sender: TcpSender::new(0, 1, config, controller), events: EventQueue::new(), outbox: Vec::new() };
-        script.sender.app_write(u64::MAX, &mut EndpointContext { events: &mut script.events, outbox: &mut script.outbox });
+        let controller =
+            cc::create("newreno", &Value::Null, ConnectionInfo { mss: MSS, initial_window_segments: 10, seed: 1 })
+                .unwrap();
+        let mut script =
+            Script { sender: TcpSender::new(0, 1, config, controller), events: EventQueue::new(), outbox: Vec::new() };
+        script
+            .sender
+            .app_write(u64::MAX, &mut EndpointContext { events: &mut script.events, outbox: &mut script.outbox });
         script
     }
 

@@ -16,8 +16,8 @@ use serde_json::Value;
 
 use super::window::SegmentWindow;
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo,
-    ParamKind, ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo, ParamKind,
+    ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
 };
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -38,17 +38,55 @@ pub struct BicConfig {
 
 impl Default for BicConfig {
     fn default() -> Self {
-        Self { beta: 0.8, b: 4, max_increment: 16, low_window: 14, smooth_part: 20, fast_convergence: true, freeze_when_not_cwnd_limited: true }
+        Self {
+            beta: 0.8,
+            b: 4,
+            max_increment: 16,
+            low_window: 14,
+            smooth_part: 20,
+            fast_convergence: true,
+            freeze_when_not_cwnd_limited: true,
+        }
     }
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "beta", kind: ParamKind::Float { min: 0.1, max: 0.99 }, unit: "", description: "multiplicative decrease factor" },
-    ParamSpec { name: "b", kind: ParamKind::Integer { min: 2, max: 64 }, unit: "", description: "binary search divisor" },
-    ParamSpec { name: "max_increment", kind: ParamKind::Integer { min: 1, max: 10_000 }, unit: "segments", description: "Smax: largest increase per RTT" },
-    ParamSpec { name: "low_window", kind: ParamKind::Integer { min: 2, max: 10_000 }, unit: "segments", description: "Reno at or below this window" },
-    ParamSpec { name: "smooth_part", kind: ParamKind::Integer { min: 1, max: 1_000 }, unit: "", description: "crawl near W_max: cnt = cwnd * smooth_part / b" },
-    ParamSpec { name: "fast_convergence", kind: ParamKind::Bool, unit: "", description: "W_max = cwnd (1 + beta) / 2 on a loss below W_max" },
+    ParamSpec {
+        name: "beta",
+        kind: ParamKind::Float { min: 0.1, max: 0.99 },
+        unit: "",
+        description: "multiplicative decrease factor",
+    },
+    ParamSpec {
+        name: "b",
+        kind: ParamKind::Integer { min: 2, max: 64 },
+        unit: "",
+        description: "binary search divisor",
+    },
+    ParamSpec {
+        name: "max_increment",
+        kind: ParamKind::Integer { min: 1, max: 10_000 },
+        unit: "segments",
+        description: "Smax: largest increase per RTT",
+    },
+    ParamSpec {
+        name: "low_window",
+        kind: ParamKind::Integer { min: 2, max: 10_000 },
+        unit: "segments",
+        description: "Reno at or below this window",
+    },
+    ParamSpec {
+        name: "smooth_part",
+        kind: ParamKind::Integer { min: 1, max: 1_000 },
+        unit: "",
+        description: "crawl near W_max: cnt = cwnd * smooth_part / b",
+    },
+    ParamSpec {
+        name: "fast_convergence",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "W_max = cwnd (1 + beta) / 2 on a loss below W_max",
+    },
     FREEZE_WHEN_NOT_CWND_LIMITED,
 ];
 
@@ -121,7 +159,8 @@ impl CongestionControl for Bic {
         } else {
             cwnd
         };
-        let ssthresh = if cwnd <= self.config.low_window { cwnd / 2 } else { (cwnd as f64 * self.config.beta).floor() as u32 };
+        let ssthresh =
+            if cwnd <= self.config.low_window { cwnd / 2 } else { (cwnd as f64 * self.config.beta).floor() as u32 };
         self.window.reduce(ssthresh, event.kind);
     }
 
@@ -161,7 +200,12 @@ mod tests {
     #[test]
     fn loss_reduction_and_fast_convergence() {
         let mut b = bic(100, 0);
-        let loss = CongestionEvent { now: 0, kind: super::super::CongestionKind::FastRetransmit, bytes_in_flight: 0, snd_nxt: 0 };
+        let loss = CongestionEvent {
+            now: 0,
+            kind: super::super::CongestionKind::FastRetransmit,
+            bytes_in_flight: 0,
+            snd_nxt: 0,
+        };
         b.on_congestion_event(&loss);
         assert_eq!((b.w_max, b.window.cwnd), (100, 80));
         b.on_congestion_event(&loss);

@@ -23,8 +23,8 @@ use serde_json::Value;
 
 use super::window::{SegmentWindow, MAX_CWND_SEGMENTS};
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind,
-    ConnectionInfo, ParamKind, ParamSpec,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
+    ParamKind, ParamSpec,
 };
 use crate::time::{SimDuration, SimTime};
 
@@ -43,18 +43,61 @@ pub struct CompoundConfig {
 
 impl Default for CompoundConfig {
     fn default() -> Self {
-        Self { alpha: 0.125, beta: 0.5, k: 0.75, gamma: 30.0, zeta: 1.0, low_window_rule: false, gamma_auto_tuning: false }
+        Self {
+            alpha: 0.125,
+            beta: 0.5,
+            k: 0.75,
+            gamma: 30.0,
+            zeta: 1.0,
+            low_window_rule: false,
+            gamma_auto_tuning: false,
+        }
     }
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "alpha", kind: ParamKind::Float { min: 0.0, max: 1.0 }, unit: "", description: "dwnd growth scale: alpha win^k - 1 per RTT" },
-    ParamSpec { name: "beta", kind: ParamKind::Float { min: 0.0, max: 1.0 }, unit: "", description: "a loss cuts win to (1 - beta) win" },
-    ParamSpec { name: "k", kind: ParamKind::Float { min: 0.0, max: 1.0 }, unit: "", description: "dwnd growth exponent (at most 1: no faster than slow start)" },
-    ParamSpec { name: "gamma", kind: ParamKind::Float { min: 0.0, max: 10_000.0 }, unit: "segments", description: "backlog above which dwnd shrinks" },
-    ParamSpec { name: "zeta", kind: ParamKind::Float { min: 0.0, max: 100.0 }, unit: "", description: "dwnd shrinks by zeta x backlog per RTT" },
-    ParamSpec { name: "low_window_rule", kind: ParamKind::Bool, unit: "", description: "no dwnd while win is below 38 segments" },
-    ParamSpec { name: "gamma_auto_tuning", kind: ParamKind::Bool, unit: "", description: "set gamma from the backlog seen at losses, within 5 to 30" },
+    ParamSpec {
+        name: "alpha",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        unit: "",
+        description: "dwnd growth scale: alpha win^k - 1 per RTT",
+    },
+    ParamSpec {
+        name: "beta",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        unit: "",
+        description: "a loss cuts win to (1 - beta) win",
+    },
+    ParamSpec {
+        name: "k",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        unit: "",
+        description: "dwnd growth exponent (at most 1: no faster than slow start)",
+    },
+    ParamSpec {
+        name: "gamma",
+        kind: ParamKind::Float { min: 0.0, max: 10_000.0 },
+        unit: "segments",
+        description: "backlog above which dwnd shrinks",
+    },
+    ParamSpec {
+        name: "zeta",
+        kind: ParamKind::Float { min: 0.0, max: 100.0 },
+        unit: "",
+        description: "dwnd shrinks by zeta x backlog per RTT",
+    },
+    ParamSpec {
+        name: "low_window_rule",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "no dwnd while win is below 38 segments",
+    },
+    ParamSpec {
+        name: "gamma_auto_tuning",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "set gamma from the backlog seen at losses, within 5 to 30",
+    },
 ];
 
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -204,7 +247,10 @@ mod tests {
     use crate::time::NANOS_PER_MILLI as MS;
 
     fn ctcp(cwnd: u32, dwnd: f64) -> Compound {
-        let mut c = Compound::new(CompoundConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
+        let mut c = Compound::new(
+            CompoundConfig::default(),
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 },
+        );
         c.window.cwnd = cwnd;
         c.window.ssthresh = 10;
         c.dwnd = dwnd;
@@ -236,26 +282,49 @@ mod tests {
     fn loss_splits_the_reduction_between_cwnd_and_dwnd() {
         // win = 60 + 40 = 100: dwnd = 100 x 0.5 - 30 = 20, cwnd = 30: win becomes 50 = (1 - beta) win.
         let mut c = ctcp(60, 40.0);
-        c.on_congestion_event(&CongestionEvent { now: 0, kind: CongestionKind::FastRetransmit, bytes_in_flight: 0, snd_nxt: 0 });
+        c.on_congestion_event(&CongestionEvent {
+            now: 0,
+            kind: CongestionKind::FastRetransmit,
+            bytes_in_flight: 0,
+            snd_nxt: 0,
+        });
         assert_eq!((c.window.cwnd, c.dwnd), (30, 20.0));
         assert_eq!(c.cwnd(), 50_000);
         // A timeout clears dwnd.
-        c.on_congestion_event(&CongestionEvent { now: 0, kind: CongestionKind::Timeout, bytes_in_flight: 0, snd_nxt: 0 });
+        c.on_congestion_event(&CongestionEvent {
+            now: 0,
+            kind: CongestionKind::Timeout,
+            bytes_in_flight: 0,
+            snd_nxt: 0,
+        });
         assert_eq!((c.window.cwnd, c.dwnd), (1, 0.0));
     }
 
     #[test]
     fn options_low_window_and_gamma_tuning() {
-        let mut c = Compound::new(CompoundConfig { low_window_rule: true, gamma_auto_tuning: true, ..CompoundConfig::default() }, ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
+        let mut c = Compound::new(
+            CompoundConfig { low_window_rule: true, gamma_auto_tuning: true, ..CompoundConfig::default() },
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 },
+        );
         c.window.cwnd = 30;
         c.window.ssthresh = 10;
         c.update_dwnd(100 * MS, 100 * MS);
         assert_eq!(c.dwnd, 0.0, "no dwnd below 38 segments");
         c.last_diff = 12.0;
-        c.on_congestion_event(&CongestionEvent { now: 0, kind: CongestionKind::FastRetransmit, bytes_in_flight: 0, snd_nxt: 0 });
+        c.on_congestion_event(&CongestionEvent {
+            now: 0,
+            kind: CongestionKind::FastRetransmit,
+            bytes_in_flight: 0,
+            snd_nxt: 0,
+        });
         assert_eq!(c.gamma, 9.0);
         c.last_diff = 100.0;
-        c.on_congestion_event(&CongestionEvent { now: 0, kind: CongestionKind::FastRetransmit, bytes_in_flight: 0, snd_nxt: 0 });
+        c.on_congestion_event(&CongestionEvent {
+            now: 0,
+            kind: CongestionKind::FastRetransmit,
+            bytes_in_flight: 0,
+            snd_nxt: 0,
+        });
         assert_eq!(c.gamma, 30.0);
     }
 }

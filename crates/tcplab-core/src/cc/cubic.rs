@@ -24,8 +24,8 @@ use serde_json::Value;
 
 use super::window::SegmentWindow;
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind,
-    ConnectionInfo, ParamKind, ParamSpec,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
+    ParamKind, ParamSpec,
 };
 use crate::time::{as_secs_f64, SimDuration, SimTime, NANOS_PER_MILLI, NANOS_PER_SEC};
 
@@ -66,16 +66,66 @@ impl Default for CubicConfig {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "beta", kind: ParamKind::Float { min: 0.1, max: 0.99 }, unit: "", description: "multiplicative decrease factor beta_cubic" },
-    ParamSpec { name: "c", kind: ParamKind::Float { min: 0.01, max: 10.0 }, unit: "segments/s^3", description: "cubic scaling constant C" },
-    ParamSpec { name: "fast_convergence", kind: ParamKind::Bool, unit: "", description: "release bandwidth faster when W_max shrinks" },
-    ParamSpec { name: "tcp_friendliness", kind: ParamKind::Bool, unit: "", description: "grow at least as fast as Reno (the Reno-friendly region)" },
-    ParamSpec { name: "hystart", kind: ParamKind::Bool, unit: "", description: "hybrid slow start: leave slow start before the first loss" },
-    ParamSpec { name: "hystart_ack_train", kind: ParamKind::Bool, unit: "", description: "HyStart exits when an ACK train spans half the minimum RTT" },
-    ParamSpec { name: "hystart_delay", kind: ParamKind::Bool, unit: "", description: "HyStart exits when a round's minimum RTT rises by clamp(min_rtt/8, 4ms, 16ms)" },
-    ParamSpec { name: "hystart_low_window", kind: ParamKind::Integer { min: 2, max: 100_000 }, unit: "segments", description: "HyStart acts only from this cwnd on" },
-    ParamSpec { name: "hystart_ack_delta", kind: ParamKind::Duration { min: 1_000, max: 100 * NANOS_PER_MILLI }, unit: "time", description: "maximum ACK spacing inside an ACK train" },
-    ParamSpec { name: "freeze_when_not_cwnd_limited", kind: ParamKind::Bool, unit: "", description: "no cwnd growth while the application does not fill cwnd (Linux)" },
+    ParamSpec {
+        name: "beta",
+        kind: ParamKind::Float { min: 0.1, max: 0.99 },
+        unit: "",
+        description: "multiplicative decrease factor beta_cubic",
+    },
+    ParamSpec {
+        name: "c",
+        kind: ParamKind::Float { min: 0.01, max: 10.0 },
+        unit: "segments/s^3",
+        description: "cubic scaling constant C",
+    },
+    ParamSpec {
+        name: "fast_convergence",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "release bandwidth faster when W_max shrinks",
+    },
+    ParamSpec {
+        name: "tcp_friendliness",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "grow at least as fast as Reno (the Reno-friendly region)",
+    },
+    ParamSpec {
+        name: "hystart",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "hybrid slow start: leave slow start before the first loss",
+    },
+    ParamSpec {
+        name: "hystart_ack_train",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "HyStart exits when an ACK train spans half the minimum RTT",
+    },
+    ParamSpec {
+        name: "hystart_delay",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "HyStart exits when a round's minimum RTT rises by clamp(min_rtt/8, 4ms, 16ms)",
+    },
+    ParamSpec {
+        name: "hystart_low_window",
+        kind: ParamKind::Integer { min: 2, max: 100_000 },
+        unit: "segments",
+        description: "HyStart acts only from this cwnd on",
+    },
+    ParamSpec {
+        name: "hystart_ack_delta",
+        kind: ParamKind::Duration { min: 1_000, max: 100 * NANOS_PER_MILLI },
+        unit: "time",
+        description: "maximum ACK spacing inside an ACK train",
+    },
+    ParamSpec {
+        name: "freeze_when_not_cwnd_limited",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "no cwnd growth while the application does not fill cwnd (Linux)",
+    },
 ];
 
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -442,7 +492,12 @@ mod tests {
     fn timeout_resets_state_and_sets_loss_window() {
         let mut c = cubic();
         c.window.cwnd = 100;
-        c.on_congestion_event(&CongestionEvent { now: 0, kind: CongestionKind::Timeout, bytes_in_flight: 0, snd_nxt: 0 });
+        c.on_congestion_event(&CongestionEvent {
+            now: 0,
+            kind: CongestionKind::Timeout,
+            bytes_in_flight: 0,
+            snd_nxt: 0,
+        });
         assert_eq!((c.window.cwnd, c.window.ssthresh, c.w_max), (1, 70, 0));
     }
 }

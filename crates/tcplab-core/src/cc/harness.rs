@@ -29,10 +29,27 @@ pub struct FakeSender {
 }
 
 impl FakeSender {
-    pub fn new(name: &str, params: &serde_json::Value, mss: u64, initial_window_segments: u32, rtt: SimDuration) -> Self {
+    pub fn new(
+        name: &str,
+        params: &serde_json::Value,
+        mss: u64,
+        initial_window_segments: u32,
+        rtt: SimDuration,
+    ) -> Self {
         let cc = super::create(name, params, ConnectionInfo { mss, initial_window_segments, seed: 1 })
             .unwrap_or_else(|e| panic!("cannot create {name}: {e}"));
-        Self { cc, mss, now: 0, rtt, min_rtt: rtt, snd_una: 0, snd_nxt: 0, in_recovery: false, recover: 0, cwnd_limited: true }
+        Self {
+            cc,
+            mss,
+            now: 0,
+            rtt,
+            min_rtt: rtt,
+            snd_una: 0,
+            snd_nxt: 0,
+            in_recovery: false,
+            recover: 0,
+            cwnd_limited: true,
+        }
     }
 
     pub fn cwnd_segments(&self) -> f64 {
@@ -124,7 +141,12 @@ impl FakeSender {
     }
 
     fn congestion(&mut self, kind: CongestionKind) {
-        self.cc.on_congestion_event(&CongestionEvent { now: self.now, kind, bytes_in_flight: self.in_flight(), snd_nxt: self.snd_nxt });
+        self.cc.on_congestion_event(&CongestionEvent {
+            now: self.now,
+            kind,
+            bytes_in_flight: self.in_flight(),
+            snd_nxt: self.snd_nxt,
+        });
     }
 
     /// A loss detected by duplicate ACKs: the algorithm reduces, recovery lasts until everything

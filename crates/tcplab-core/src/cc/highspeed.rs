@@ -18,8 +18,8 @@ use serde_json::Value;
 
 use super::window::SegmentWindow;
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo,
-    ParamKind, ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo, ParamKind,
+    ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
 };
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -38,9 +38,24 @@ impl Default for HighSpeedConfig {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "low_window", kind: ParamKind::Integer { min: 2, max: 10_000 }, unit: "segments", description: "Reno at or below this window (RFC 3649 Low_Window)" },
-    ParamSpec { name: "high_window", kind: ParamKind::Integer { min: 100, max: 10_000_000 }, unit: "segments", description: "window where b(w) reaches High_Decrease" },
-    ParamSpec { name: "high_decrease", kind: ParamKind::Float { min: 0.01, max: 0.5 }, unit: "", description: "b(w) at High_Window" },
+    ParamSpec {
+        name: "low_window",
+        kind: ParamKind::Integer { min: 2, max: 10_000 },
+        unit: "segments",
+        description: "Reno at or below this window (RFC 3649 Low_Window)",
+    },
+    ParamSpec {
+        name: "high_window",
+        kind: ParamKind::Integer { min: 100, max: 10_000_000 },
+        unit: "segments",
+        description: "window where b(w) reaches High_Decrease",
+    },
+    ParamSpec {
+        name: "high_decrease",
+        kind: ParamKind::Float { min: 0.01, max: 0.5 },
+        unit: "",
+        description: "b(w) at High_Window",
+    },
     FREEZE_WHEN_NOT_CWND_LIMITED,
 ];
 
@@ -55,7 +70,11 @@ pub const ALGORITHM: Algorithm = Algorithm {
         if config.high_window <= config.low_window {
             return Err(format!("high_window = {} must exceed low_window = {}", config.high_window, config.low_window));
         }
-        Ok(Box::new(HighSpeed { window: SegmentWindow::new(info.mss, info.initial_window_segments), config, credit: 0.0 }))
+        Ok(Box::new(HighSpeed {
+            window: SegmentWindow::new(info.mss, info.initial_window_segments),
+            config,
+            credit: 0.0,
+        }))
     },
 };
 
@@ -131,7 +150,9 @@ mod tests {
         // b(w) to two decimals: (38, 1, 0.50), (118, 2, 0.44), (221, 3, 0.41), (347, 4, 0.38),
         // (1058, 8, 0.33). b reaches High_Decrease at High_Window by construction.
         let h = highspeed();
-        for (w, a, b) in [(38.0, 1.0, 0.50), (118.0, 2.0, 0.44), (221.0, 3.0, 0.41), (347.0, 4.0, 0.38), (1058.0, 8.0, 0.33)] {
+        for (w, a, b) in
+            [(38.0, 1.0, 0.50), (118.0, 2.0, 0.44), (221.0, 3.0, 0.41), (347.0, 4.0, 0.38), (1058.0, 8.0, 0.33)]
+        {
             assert!((h.increase(w) - a).abs() < 0.1, "a({w}) = {} vs {a}", h.increase(w));
             assert!((h.decrease(w) - b).abs() < 0.006, "b({w}) = {} vs {b}", h.decrease(w));
         }
@@ -144,7 +165,12 @@ mod tests {
     fn loss_at_1058_segments_keeps_about_two_thirds() {
         let mut h = highspeed();
         h.window.cwnd = 1058;
-        h.on_congestion_event(&CongestionEvent { now: 0, kind: super::super::CongestionKind::FastRetransmit, bytes_in_flight: 0, snd_nxt: 0 });
+        h.on_congestion_event(&CongestionEvent {
+            now: 0,
+            kind: super::super::CongestionKind::FastRetransmit,
+            bytes_in_flight: 0,
+            snd_nxt: 0,
+        });
         // b(1058) = -0.4 (ln 1058 - ln 38) / (ln 83000 - ln 38) + 0.5 = 0.32695:
         // cwnd = floor(1058 x 0.67305) = 712.
         assert_eq!(h.window.cwnd, 712);

@@ -21,8 +21,8 @@ use serde_json::Value;
 
 use super::window::SegmentWindow;
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo,
-    ParamKind, ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo, ParamKind,
+    ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
 };
 use crate::time::{SimDuration, NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::Duration;
@@ -42,7 +42,12 @@ impl Default for HyblaConfig {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "rtt0", kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 10 * NANOS_PER_SEC }, unit: "time", description: "reference RTT (Linux 25 ms, ns-3 50 ms)" },
+    ParamSpec {
+        name: "rtt0",
+        kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 10 * NANOS_PER_SEC },
+        unit: "time",
+        description: "reference RTT (Linux 25 ms, ns-3 50 ms)",
+    },
     FREEZE_WHEN_NOT_CWND_LIMITED,
 ];
 
@@ -74,7 +79,13 @@ pub struct Hybla {
 
 impl Hybla {
     pub fn new(config: HyblaConfig, info: ConnectionInfo) -> Self {
-        Self { config, window: SegmentWindow::new(info.mss, info.initial_window_segments), rho: 1.0, min_srtt: None, fraction: 0.0 }
+        Self {
+            config,
+            window: SegmentWindow::new(info.mss, info.initial_window_segments),
+            rho: 1.0,
+            min_srtt: None,
+            fraction: 0.0,
+        }
     }
 
     /// The per-ACK increase in segments at the current rho and cwnd.
@@ -129,14 +140,16 @@ mod tests {
         s.advance(50 * NANOS_PER_MILLI);
         s.ack(1);
         assert_eq!(s.cwnd_segments(), 13.0);
-        let mut h = Hybla::new(HyblaConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
+        let mut h =
+            Hybla::new(HyblaConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
         h.rho = 1.1;
         assert!((h.increment() - 1.143_547).abs() < 1e-6);
     }
 
     #[test]
     fn congestion_avoidance_step_is_rho_squared_over_cwnd() {
-        let mut h = Hybla::new(HyblaConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
+        let mut h =
+            Hybla::new(HyblaConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
         h.rho = 4.0;
         h.window.cwnd = 80;
         h.window.ssthresh = 40;

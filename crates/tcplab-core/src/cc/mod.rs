@@ -148,12 +148,23 @@ pub struct ConnectionInfo {
 
 #[derive(Clone, Copy, Debug)]
 pub enum ParamKind {
-    Float { min: f64, max: f64 },
-    Integer { min: i64, max: i64 },
+    Float {
+        min: f64,
+        max: f64,
+    },
+    Integer {
+        min: i64,
+        max: i64,
+    },
     Bool,
-    Duration { min: SimDuration, max: SimDuration },
+    Duration {
+        min: SimDuration,
+        max: SimDuration,
+    },
     /// One of a fixed set of names.
-    Choice { allowed: &'static [&'static str] },
+    Choice {
+        allowed: &'static [&'static str],
+    },
 }
 
 impl ParamKind {
@@ -209,10 +220,13 @@ pub fn parse_params<C: DeserializeOwned + Default>(
                 format!("unknown parameter '{key}' for '{algorithm}'; known: {}", known.join(", "))
             }
         })?;
-        let out_of_range = || format!("{key} = {value} is out of range for '{algorithm}': allowed {}", spec.kind.range());
+        let out_of_range =
+            || format!("{key} = {value} is out of range for '{algorithm}': allowed {}", spec.kind.range());
         match spec.kind {
             ParamKind::Float { min, max } => {
-                let x = value.as_f64().ok_or_else(|| format!("{key} = {value} must be a number ({})", spec.kind.range()))?;
+                let x = value
+                    .as_f64()
+                    .ok_or_else(|| format!("{key} = {value} must be a number ({})", spec.kind.range()))?;
                 if !(min..=max).contains(&x) {
                     return Err(out_of_range());
                 }
@@ -232,13 +246,15 @@ pub fn parse_params<C: DeserializeOwned + Default>(
             }
             ParamKind::Choice { allowed } => {
                 if !value.as_str().is_some_and(|v| allowed.contains(&v)) {
-                    return Err(format!("{key} = {value} is not allowed for '{algorithm}': allowed {}", spec.kind.range()));
+                    return Err(format!(
+                        "{key} = {value} is not allowed for '{algorithm}': allowed {}",
+                        spec.kind.range()
+                    ));
                 }
             }
             ParamKind::Duration { min, max } => {
-                let text = value
-                    .as_str()
-                    .ok_or_else(|| format!("{key} = {value} must be a duration string like \"10ms\""))?;
+                let text =
+                    value.as_str().ok_or_else(|| format!("{key} = {value} must be a duration string like \"10ms\""))?;
                 let nanos = units::Duration::parse(text).map_err(|e| format!("{key}: {e}"))?.nanos();
                 if !(min..=max).contains(&nanos) {
                     return Err(out_of_range());
@@ -303,8 +319,8 @@ pub fn names() -> Vec<&'static str> {
 
 /// Creates a controller by name with validated parameters.
 pub fn create(name: &str, params: &Value, info: ConnectionInfo) -> Result<Box<dyn CongestionControl>, String> {
-    let algorithm = find(name)
-        .ok_or_else(|| format!("unknown congestion control '{name}'; available: {}", names().join(", ")))?;
+    let algorithm =
+        find(name).ok_or_else(|| format!("unknown congestion control '{name}'; available: {}", names().join(", ")))?;
     (algorithm.create)(params, info)
 }
 
@@ -322,7 +338,8 @@ mod tests {
             }
             assert_eq!(fields.len(), algorithm.params.len(), "{}: a field has no spec", algorithm.name);
             // The defaults themselves pass validation.
-            assert!((algorithm.create)(&defaults, ConnectionInfo { mss: 1448, initial_window_segments: 10, seed: 1 }).is_ok());
+            assert!((algorithm.create)(&defaults, ConnectionInfo { mss: 1448, initial_window_segments: 10, seed: 1 })
+                .is_ok());
         }
     }
 

@@ -16,8 +16,8 @@ use serde_json::Value;
 
 use super::window::SegmentWindow;
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo,
-    ParamKind, ParamSpec,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo, ParamKind,
+    ParamSpec,
 };
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

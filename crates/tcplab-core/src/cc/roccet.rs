@@ -26,8 +26,8 @@ use serde_json::Value;
 
 use super::cubic::{Cubic, CubicConfig};
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind,
-    ConnectionInfo, ParamKind, ParamSpec,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
+    ParamKind, ParamSpec,
 };
 use crate::time::{SimDuration, SimTime, NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::Duration;
@@ -93,22 +93,97 @@ impl Default for RoccetConfig {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "alpha", kind: ParamKind::Float { min: 0.01, max: 1.0 }, unit: "", description: "srRTT EWMA weight" },
-    ParamSpec { name: "srrtt_bound", kind: ParamKind::Float { min: 1.0, max: 10_000.0 }, unit: "%", description: "srRTT above this (plus jitter) signals congestion" },
-    ParamSpec { name: "ack_tolerance", kind: ParamKind::Float { min: 0.0, max: 1.0 }, unit: "", description: "ORBITER: ACKs short of cum_cwnd by more than this fraction" },
-    ParamSpec { name: "launch_ack_difference", kind: ParamKind::Integer { min: 0, max: 100_000 }, unit: "segments", description: "LAUNCH: ACKs and cum_cwnd differ by at least this" },
-    ParamSpec { name: "launch_interval", kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 10 * NANOS_PER_SEC }, unit: "time", description: "LAUNCH counting interval" },
-    ParamSpec { name: "orbiter_rtts", kind: ParamKind::Integer { min: 1, max: 1000 }, unit: "RTTs", description: "ORBITER checks every this many minimum RTTs" },
-    ParamSpec { name: "drain", kind: ParamKind::Duration { min: 0, max: 10 * NANOS_PER_SEC }, unit: "time", description: "no cwnd change after a ROCCET event" },
-    ParamSpec { name: "jitter_allowance", kind: ParamKind::Bool, unit: "", description: "raise the bound by 100 |RTT_n - RTT_n-1| / RTT_min" },
-    ParamSpec { name: "ignore_loss", kind: ParamKind::Bool, unit: "", description: "ignore fast-retransmit losses entirely" },
-    ParamSpec { name: "rtt_min_reestimate", kind: ParamKind::Bool, unit: "", description: "after 10 s without a new minimum, RTT_min = 0.7 RTT + 0.3 RTT_min" },
-    ParamSpec { name: "cum_cwnd_rtt", kind: ParamKind::Choice { allowed: &["min", "smoothed"] }, unit: "", description: "cum_cwnd counts one cwnd per minimum or per smoothed RTT" },
-    ParamSpec { name: "beta", kind: ParamKind::Float { min: 0.1, max: 0.99 }, unit: "", description: "CUBIC beta, also the ROCCET reduction" },
-    ParamSpec { name: "c", kind: ParamKind::Float { min: 0.01, max: 10.0 }, unit: "segments/s^3", description: "CUBIC C" },
-    ParamSpec { name: "fast_convergence", kind: ParamKind::Bool, unit: "", description: "CUBIC fast convergence on losses" },
+    ParamSpec {
+        name: "alpha",
+        kind: ParamKind::Float { min: 0.01, max: 1.0 },
+        unit: "",
+        description: "srRTT EWMA weight",
+    },
+    ParamSpec {
+        name: "srrtt_bound",
+        kind: ParamKind::Float { min: 1.0, max: 10_000.0 },
+        unit: "%",
+        description: "srRTT above this (plus jitter) signals congestion",
+    },
+    ParamSpec {
+        name: "ack_tolerance",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        unit: "",
+        description: "ORBITER: ACKs short of cum_cwnd by more than this fraction",
+    },
+    ParamSpec {
+        name: "launch_ack_difference",
+        kind: ParamKind::Integer { min: 0, max: 100_000 },
+        unit: "segments",
+        description: "LAUNCH: ACKs and cum_cwnd differ by at least this",
+    },
+    ParamSpec {
+        name: "launch_interval",
+        kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 10 * NANOS_PER_SEC },
+        unit: "time",
+        description: "LAUNCH counting interval",
+    },
+    ParamSpec {
+        name: "orbiter_rtts",
+        kind: ParamKind::Integer { min: 1, max: 1000 },
+        unit: "RTTs",
+        description: "ORBITER checks every this many minimum RTTs",
+    },
+    ParamSpec {
+        name: "drain",
+        kind: ParamKind::Duration { min: 0, max: 10 * NANOS_PER_SEC },
+        unit: "time",
+        description: "no cwnd change after a ROCCET event",
+    },
+    ParamSpec {
+        name: "jitter_allowance",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "raise the bound by 100 |RTT_n - RTT_n-1| / RTT_min",
+    },
+    ParamSpec {
+        name: "ignore_loss",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "ignore fast-retransmit losses entirely",
+    },
+    ParamSpec {
+        name: "rtt_min_reestimate",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "after 10 s without a new minimum, RTT_min = 0.7 RTT + 0.3 RTT_min",
+    },
+    ParamSpec {
+        name: "cum_cwnd_rtt",
+        kind: ParamKind::Choice { allowed: &["min", "smoothed"] },
+        unit: "",
+        description: "cum_cwnd counts one cwnd per minimum or per smoothed RTT",
+    },
+    ParamSpec {
+        name: "beta",
+        kind: ParamKind::Float { min: 0.1, max: 0.99 },
+        unit: "",
+        description: "CUBIC beta, also the ROCCET reduction",
+    },
+    ParamSpec {
+        name: "c",
+        kind: ParamKind::Float { min: 0.01, max: 10.0 },
+        unit: "segments/s^3",
+        description: "CUBIC C",
+    },
+    ParamSpec {
+        name: "fast_convergence",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "CUBIC fast convergence on losses",
+    },
     ParamSpec { name: "tcp_friendliness", kind: ParamKind::Bool, unit: "", description: "CUBIC Reno-friendly region" },
-    ParamSpec { name: "freeze_when_not_cwnd_limited", kind: ParamKind::Bool, unit: "", description: "Linux's cwnd-limited check (the behaviour ROCCET's paper criticises)" },
+    ParamSpec {
+        name: "freeze_when_not_cwnd_limited",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "Linux's cwnd-limited check (the behaviour ROCCET's paper criticises)",
+    },
 ];
 
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -177,7 +252,8 @@ impl Roccet {
 
     /// srRTT and the bound from one RTT sample.
     pub fn observe_rtt(&mut self, now: SimTime, rtt: SimDuration) {
-        let reestimate = self.config.rtt_min_reestimate && now.saturating_sub(self.rtt_min_stamp) > RTT_MIN_REESTIMATE_AFTER;
+        let reestimate =
+            self.config.rtt_min_reestimate && now.saturating_sub(self.rtt_min_stamp) > RTT_MIN_REESTIMATE_AFTER;
         match self.rtt_min {
             Some(min) if rtt >= min && reestimate => {
                 self.rtt_min = Some((0.7 * rtt as f64 + 0.3 * min as f64) as SimDuration);
@@ -228,7 +304,12 @@ impl Roccet {
         let difference = (self.interval_acks - self.interval_cum_cwnd).abs();
         if difference >= self.config.launch_ack_difference as f64 && self.above_bound() {
             if self.first_slow_start_done {
-                self.cubic.on_congestion_event(&CongestionEvent { now, kind: CongestionKind::FastRetransmit, bytes_in_flight: 0, snd_nxt: 0 });
+                self.cubic.on_congestion_event(&CongestionEvent {
+                    now,
+                    kind: CongestionKind::FastRetransmit,
+                    bytes_in_flight: 0,
+                    snd_nxt: 0,
+                });
             } else {
                 let halved = (self.cubic.window.cwnd / 2).max(2);
                 self.cubic.window.cwnd = halved;
@@ -374,10 +455,28 @@ mod tests {
         r.rtt_min = Some(20 * MS);
         let before = r.cubic.window.cwnd;
         for i in 0..50 {
-            r.on_ack(&AckEvent { now: i * MS, acked_bytes: 1000, acked_segments: 1, rtt_sample: Some(20 * MS), srtt: 20 * MS, snd_una_advanced: true, cwnd_limited: true, ..AckEvent::default() });
+            r.on_ack(&AckEvent {
+                now: i * MS,
+                acked_bytes: 1000,
+                acked_segments: 1,
+                rtt_sample: Some(20 * MS),
+                srtt: 20 * MS,
+                snd_una_advanced: true,
+                cwnd_limited: true,
+                ..AckEvent::default()
+            });
         }
         assert_eq!(r.cubic.window.cwnd, before);
-        r.on_ack(&AckEvent { now: 150 * MS, acked_bytes: 100_000, acked_segments: 100, rtt_sample: Some(20 * MS), srtt: 20 * MS, snd_una_advanced: true, cwnd_limited: true, ..AckEvent::default() });
+        r.on_ack(&AckEvent {
+            now: 150 * MS,
+            acked_bytes: 100_000,
+            acked_segments: 100,
+            rtt_sample: Some(20 * MS),
+            srtt: 20 * MS,
+            snd_una_advanced: true,
+            cwnd_limited: true,
+            ..AckEvent::default()
+        });
         assert!(r.cubic.window.cwnd > before, "growth resumes after the drain");
     }
 
@@ -391,7 +490,16 @@ mod tests {
         let mut exits = 0;
         for _ in 0..200 {
             now += 5 * MS;
-            r.on_ack(&AckEvent { now, acked_bytes: 1000, acked_segments: 1, rtt_sample: Some(150 * MS), srtt: 150 * MS, snd_una_advanced: true, cwnd_limited: true, ..AckEvent::default() });
+            r.on_ack(&AckEvent {
+                now,
+                acked_bytes: 1000,
+                acked_segments: 1,
+                rtt_sample: Some(150 * MS),
+                srtt: 150 * MS,
+                snd_una_advanced: true,
+                cwnd_limited: true,
+                ..AckEvent::default()
+            });
             if r.take_event() == Some("roccet_launch_exit") {
                 exits += 1;
             }
@@ -407,7 +515,12 @@ mod tests {
         // Losses in slow start are ignored: put it back in slow start and lose.
         r.cubic.window.ssthresh = u32::MAX >> 1;
         let cwnd = r.cubic.window.cwnd;
-        r.on_congestion_event(&CongestionEvent { now, kind: CongestionKind::FastRetransmit, bytes_in_flight: 0, snd_nxt: 0 });
+        r.on_congestion_event(&CongestionEvent {
+            now,
+            kind: CongestionKind::FastRetransmit,
+            bytes_in_flight: 0,
+            snd_nxt: 0,
+        });
         assert_eq!(r.cubic.window.cwnd, cwnd);
     }
 }

@@ -28,8 +28,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind,
-    ConnectionInfo, ParamKind, ParamSpec,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
+    ParamKind, ParamSpec,
 };
 use crate::time::{SimDuration, SimTime, NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::Duration;
@@ -66,14 +66,54 @@ impl Default for RtaConfig {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "upper_threshold", kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 60 * NANOS_PER_SEC }, unit: "time", description: "three RTT samples above switch to Hybla (paper: 800 ms)" },
-    ParamSpec { name: "lower_threshold", kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 60 * NANOS_PER_SEC }, unit: "time", description: "three RTT samples below switch back to NewReno (text 300 ms, Algorithm 1 500 ms)" },
-    ParamSpec { name: "rtt0", kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 10 * NANOS_PER_SEC }, unit: "time", description: "Hybla's reference RTT" },
-    ParamSpec { name: "slow_start_by_segments", kind: ParamKind::Bool, unit: "", description: "enhancement 1: slow start adds the segments acknowledged" },
-    ParamSpec { name: "byte_counted_avoidance", kind: ParamKind::Bool, unit: "", description: "enhancement 2: +1 SMSS each time a cwnd of bytes is acknowledged" },
-    ParamSpec { name: "two_thirds_ssthresh", kind: ParamKind::Bool, unit: "", description: "enhancement 3: ssthresh = 2/3 of bytes in flight on fast retransmit" },
-    ParamSpec { name: "bdp_boost", kind: ParamKind::Bool, unit: "", description: "enhancement 4: raise ssthresh to a multiple of the BDP at a switch" },
-    ParamSpec { name: "bdp_boost_factor", kind: ParamKind::Float { min: 1.0, max: 100.0 }, unit: "BDP", description: "the multiple (paper: 10)" },
+    ParamSpec {
+        name: "upper_threshold",
+        kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 60 * NANOS_PER_SEC },
+        unit: "time",
+        description: "three RTT samples above switch to Hybla (paper: 800 ms)",
+    },
+    ParamSpec {
+        name: "lower_threshold",
+        kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 60 * NANOS_PER_SEC },
+        unit: "time",
+        description: "three RTT samples below switch back to NewReno (text 300 ms, Algorithm 1 500 ms)",
+    },
+    ParamSpec {
+        name: "rtt0",
+        kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 10 * NANOS_PER_SEC },
+        unit: "time",
+        description: "Hybla's reference RTT",
+    },
+    ParamSpec {
+        name: "slow_start_by_segments",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "enhancement 1: slow start adds the segments acknowledged",
+    },
+    ParamSpec {
+        name: "byte_counted_avoidance",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "enhancement 2: +1 SMSS each time a cwnd of bytes is acknowledged",
+    },
+    ParamSpec {
+        name: "two_thirds_ssthresh",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "enhancement 3: ssthresh = 2/3 of bytes in flight on fast retransmit",
+    },
+    ParamSpec {
+        name: "bdp_boost",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "enhancement 4: raise ssthresh to a multiple of the BDP at a switch",
+    },
+    ParamSpec {
+        name: "bdp_boost_factor",
+        kind: ParamKind::Float { min: 1.0, max: 100.0 },
+        unit: "BDP",
+        description: "the multiple (paper: 10)",
+    },
 ];
 
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -85,7 +125,10 @@ pub const ALGORITHM: Algorithm = Algorithm {
     create: |params: &Value, info: ConnectionInfo| {
         let config: RtaConfig = parse_params("rta", PARAMS, params)?;
         if config.lower_threshold > config.upper_threshold {
-            return Err(format!("lower_threshold = {} must not exceed upper_threshold = {}", config.lower_threshold, config.upper_threshold));
+            return Err(format!(
+                "lower_threshold = {} must not exceed upper_threshold = {}",
+                config.lower_threshold, config.upper_threshold
+            ));
         }
         Ok(Box::new(Rta::new(config, info)))
     },
@@ -171,7 +214,11 @@ impl Rta {
         let in_slow_start = self.cwnd < self.ssthresh;
         match self.mode {
             Mode::NewReno if in_slow_start => {
-                let step = if self.config.slow_start_by_segments { ack.acked_segments as u64 * mss } else { ack.acked_bytes.min(mss) };
+                let step = if self.config.slow_start_by_segments {
+                    ack.acked_segments as u64 * mss
+                } else {
+                    ack.acked_bytes.min(mss)
+                };
                 self.cwnd = (self.cwnd + step).min(self.ssthresh.max(self.cwnd));
             }
             Mode::NewReno => {
@@ -220,7 +267,11 @@ impl CongestionControl for Rta {
     fn on_congestion_event(&mut self, event: &CongestionEvent) {
         let mss = self.mss;
         let fast = event.kind != CongestionKind::Timeout;
-        let ssthresh = if fast && self.config.two_thirds_ssthresh { event.bytes_in_flight * 2 / 3 } else { event.bytes_in_flight / 2 };
+        let ssthresh = if fast && self.config.two_thirds_ssthresh {
+            event.bytes_in_flight * 2 / 3
+        } else {
+            event.bytes_in_flight / 2
+        };
         self.ssthresh = ssthresh.max(2 * mss);
         self.bytes_acked = 0;
         self.fraction = 0.0;
@@ -308,7 +359,12 @@ mod tests {
         plain.on_ack(&AckEvent { acked_bytes: 3000, acked_segments: 3, snd_una_advanced: true, ..AckEvent::default() });
         assert_eq!(plain.cwnd, 11_000, "NewReno: one segment per ACK");
         // (3) Fast retransmit with 30 000 bytes in flight: ssthresh 20 000 (not 15 000).
-        r.on_congestion_event(&CongestionEvent { now: 0, kind: CongestionKind::FastRetransmit, bytes_in_flight: 30_000, snd_nxt: 0 });
+        r.on_congestion_event(&CongestionEvent {
+            now: 0,
+            kind: CongestionKind::FastRetransmit,
+            bytes_in_flight: 30_000,
+            snd_nxt: 0,
+        });
         assert_eq!((r.ssthresh, r.cwnd), (20_000, 20_000));
         // (2) Byte counting: +1 SMSS once 20 000 bytes have been acknowledged, not before.
         for _ in 0..19 {
@@ -325,7 +381,12 @@ mod tests {
         r.ssthresh = 50_000;
         // 10 Mbit/s measured, 900 ms RTT: BDP = 1.125 MB, boosted ssthresh 11.25 MB.
         for _ in 0..3 {
-            r.on_ack(&AckEvent { rtt_sample: Some(900 * MS), srtt: 900 * MS, delivery_rate: Some(10_000_000), ..AckEvent::default() });
+            r.on_ack(&AckEvent {
+                rtt_sample: Some(900 * MS),
+                srtt: 900 * MS,
+                delivery_rate: Some(10_000_000),
+                ..AckEvent::default()
+            });
         }
         assert_eq!(r.mode, Mode::Hybla);
         assert_eq!(r.ssthresh, 11_250_000);
@@ -341,7 +402,13 @@ mod tests {
         assert_eq!(r.rho(), 36.0);
         r.ssthresh = 100_000;
         r.cwnd = 200_000;
-        r.on_ack(&AckEvent { acked_bytes: 1000, acked_segments: 1, snd_una_advanced: true, srtt: 900 * MS, ..AckEvent::default() });
+        r.on_ack(&AckEvent {
+            acked_bytes: 1000,
+            acked_segments: 1,
+            snd_una_advanced: true,
+            srtt: 900 * MS,
+            ..AckEvent::default()
+        });
         // Congestion avoidance: rho^2 / cwnd = 1296 / 200 segments = 6.48 segments = 6480 bytes.
         assert_eq!(r.cwnd, 206_480);
     }

@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use super::window::SegmentWindow;
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo,
-    ParamKind, ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo, ParamKind,
+    ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
 };
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -31,8 +31,18 @@ impl Default for ScalableConfig {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "ai_count", kind: ParamKind::Integer { min: 1, max: 100_000 }, unit: "segments", description: "acked segments per +1 segment once cwnd exceeds it" },
-    ParamSpec { name: "md_shift", kind: ParamKind::Integer { min: 1, max: 8 }, unit: "", description: "decrease by cwnd / 2^md_shift on loss" },
+    ParamSpec {
+        name: "ai_count",
+        kind: ParamKind::Integer { min: 1, max: 100_000 },
+        unit: "segments",
+        description: "acked segments per +1 segment once cwnd exceeds it",
+    },
+    ParamSpec {
+        name: "md_shift",
+        kind: ParamKind::Integer { min: 1, max: 8 },
+        unit: "",
+        description: "decrease by cwnd / 2^md_shift on loss",
+    },
     FREEZE_WHEN_NOT_CWND_LIMITED,
 ];
 

@@ -19,8 +19,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind,
-    ConnectionInfo, ParamKind, ParamSpec,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
+    ParamKind, ParamSpec,
 };
 use crate::time::{SimDuration, SimTime, NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::Duration;
@@ -42,9 +42,24 @@ impl Default for SdcConfig {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "cwnd_threshold", kind: ParamKind::Integer { min: 2, max: 1000 }, unit: "segments", description: "delay control at or below this window (paper: about 8)" },
-    ParamSpec { name: "min_cwnd", kind: ParamKind::Integer { min: 1, max: 1000 }, unit: "segments", description: "cwnd grows while below this, even under delay" },
-    ParamSpec { name: "max_delay", kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 60 * NANOS_PER_SEC }, unit: "time", description: "largest ACK-processing delay (paper: 0.2 s to 2 s)" },
+    ParamSpec {
+        name: "cwnd_threshold",
+        kind: ParamKind::Integer { min: 2, max: 1000 },
+        unit: "segments",
+        description: "delay control at or below this window (paper: about 8)",
+    },
+    ParamSpec {
+        name: "min_cwnd",
+        kind: ParamKind::Integer { min: 1, max: 1000 },
+        unit: "segments",
+        description: "cwnd grows while below this, even under delay",
+    },
+    ParamSpec {
+        name: "max_delay",
+        kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 60 * NANOS_PER_SEC },
+        unit: "time",
+        description: "largest ACK-processing delay (paper: 0.2 s to 2 s)",
+    },
 ];
 
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -135,7 +150,10 @@ impl CongestionControl for Sdc {
         if !self.delay_controlled() {
             self.delay = 0;
         }
-        if ack.may_raise_cwnd() && ack.acked_bytes > 0 && (self.delay == 0 || self.window_packets() < self.config.min_cwnd as u64) {
+        if ack.may_raise_cwnd()
+            && ack.acked_bytes > 0
+            && (self.delay == 0 || self.window_packets() < self.config.min_cwnd as u64)
+        {
             self.newreno_increase(ack.acked_bytes);
         }
     }
@@ -197,11 +215,23 @@ mod tests {
     }
 
     fn echo(s: &mut Sdc) {
-        s.on_congestion_event(&CongestionEvent { now: 0, kind: CongestionKind::Ecn, bytes_in_flight: s.cwnd, snd_nxt: 0 });
+        s.on_congestion_event(&CongestionEvent {
+            now: 0,
+            kind: CongestionKind::Ecn,
+            bytes_in_flight: s.cwnd,
+            snd_nxt: 0,
+        });
     }
 
     fn round_without_marks(s: &mut Sdc, snd_una: u64) {
-        s.on_ack(&AckEvent { acked_bytes: 1000, acked_segments: 1, snd_una_advanced: true, snd_una, snd_nxt: snd_una + 10_000, ..AckEvent::default() });
+        s.on_ack(&AckEvent {
+            acked_bytes: 1000,
+            acked_segments: 1,
+            snd_una_advanced: true,
+            snd_una,
+            snd_nxt: snd_una + 10_000,
+            ..AckEvent::default()
+        });
     }
 
     #[test]

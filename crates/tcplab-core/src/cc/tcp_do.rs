@@ -26,8 +26,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind,
-    ConnectionInfo, ParamKind, ParamSpec,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
+    ParamKind, ParamSpec,
 };
 use crate::time::{SimDuration, SimTime, NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::Duration;
@@ -65,13 +65,48 @@ impl Default for TcpDoConfig {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "oscillation_delta", kind: ParamKind::Duration { min: 1, max: NANOS_PER_SEC }, unit: "time", description: "RTT changes above this are oscillations (paper: 0.01 ms)" },
-    ParamSpec { name: "window", kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 10 * NANOS_PER_SEC }, unit: "time", description: "frequency window (paper: 100 ms)" },
-    ParamSpec { name: "initial_threshold", kind: ParamKind::Float { min: 0.001, max: 1000.0 }, unit: "oscillations/ms", description: "congestion threshold at the start" },
-    ParamSpec { name: "calm_increase", kind: ParamKind::Integer { min: 0, max: 1000 }, unit: "segments", description: "cwnd increase per calm window (paper: 7)" },
-    ParamSpec { name: "calm_threshold_factor", kind: ParamKind::Float { min: 0.5, max: 1.0 }, unit: "", description: "threshold multiplier per calm window (paper: 0.98)" },
-    ParamSpec { name: "rtt_history", kind: ParamKind::Integer { min: 1, max: 1000 }, unit: "samples", description: "samples in the weighted RTT average" },
-    ParamSpec { name: "rtt_rise", kind: ParamKind::Float { min: 0.0, max: 10.0 }, unit: "", description: "weighted RTT must exceed min RTT by this fraction to count as congestion" },
+    ParamSpec {
+        name: "oscillation_delta",
+        kind: ParamKind::Duration { min: 1, max: NANOS_PER_SEC },
+        unit: "time",
+        description: "RTT changes above this are oscillations (paper: 0.01 ms)",
+    },
+    ParamSpec {
+        name: "window",
+        kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 10 * NANOS_PER_SEC },
+        unit: "time",
+        description: "frequency window (paper: 100 ms)",
+    },
+    ParamSpec {
+        name: "initial_threshold",
+        kind: ParamKind::Float { min: 0.001, max: 1000.0 },
+        unit: "oscillations/ms",
+        description: "congestion threshold at the start",
+    },
+    ParamSpec {
+        name: "calm_increase",
+        kind: ParamKind::Integer { min: 0, max: 1000 },
+        unit: "segments",
+        description: "cwnd increase per calm window (paper: 7)",
+    },
+    ParamSpec {
+        name: "calm_threshold_factor",
+        kind: ParamKind::Float { min: 0.5, max: 1.0 },
+        unit: "",
+        description: "threshold multiplier per calm window (paper: 0.98)",
+    },
+    ParamSpec {
+        name: "rtt_history",
+        kind: ParamKind::Integer { min: 1, max: 1000 },
+        unit: "samples",
+        description: "samples in the weighted RTT average",
+    },
+    ParamSpec {
+        name: "rtt_rise",
+        kind: ParamKind::Float { min: 0.0, max: 10.0 },
+        unit: "",
+        description: "weighted RTT must exceed min RTT by this fraction to count as congestion",
+    },
 ];
 
 pub const ALGORITHM: Algorithm = Algorithm {

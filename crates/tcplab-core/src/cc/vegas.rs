@@ -19,8 +19,8 @@ use serde_json::Value;
 
 use super::window::{SegmentWindow, INFINITE_SSTHRESH};
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo,
-    ParamKind, ParamSpec,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo, ParamKind,
+    ParamSpec,
 };
 use crate::time::SimDuration;
 
@@ -39,9 +39,24 @@ impl Default for VegasConfig {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "alpha", kind: ParamKind::Integer { min: 0, max: 1000 }, unit: "segments", description: "grow while fewer than alpha segments are queued" },
-    ParamSpec { name: "beta", kind: ParamKind::Integer { min: 1, max: 1000 }, unit: "segments", description: "shrink while more than beta segments are queued" },
-    ParamSpec { name: "gamma", kind: ParamKind::Integer { min: 0, max: 1000 }, unit: "segments", description: "leave slow start above gamma queued segments" },
+    ParamSpec {
+        name: "alpha",
+        kind: ParamKind::Integer { min: 0, max: 1000 },
+        unit: "segments",
+        description: "grow while fewer than alpha segments are queued",
+    },
+    ParamSpec {
+        name: "beta",
+        kind: ParamKind::Integer { min: 1, max: 1000 },
+        unit: "segments",
+        description: "shrink while more than beta segments are queued",
+    },
+    ParamSpec {
+        name: "gamma",
+        kind: ParamKind::Integer { min: 0, max: 1000 },
+        unit: "segments",
+        description: "leave slow start above gamma queued segments",
+    },
 ];
 
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -166,13 +181,23 @@ mod tests {
     fn round(v: &mut Vegas, rtt_ms: u64, snd_una: &mut u64) {
         for _ in 0..4 {
             *snd_una += 1000;
-            let ack = AckEvent { acked_segments: 1, acked_bytes: 1000, rtt_sample: Some(rtt_ms * MS), snd_una_advanced: true, cwnd_limited: true, snd_una: *snd_una, snd_nxt: *snd_una + 100_000, ..AckEvent::default() };
+            let ack = AckEvent {
+                acked_segments: 1,
+                acked_bytes: 1000,
+                rtt_sample: Some(rtt_ms * MS),
+                snd_una_advanced: true,
+                cwnd_limited: true,
+                snd_una: *snd_una,
+                snd_nxt: *snd_una + 100_000,
+                ..AckEvent::default()
+            };
             v.on_ack(&ack);
         }
     }
 
     fn vegas_in_ca(cwnd: u32, ssthresh: u32) -> (Vegas, u64) {
-        let mut v = Vegas::new(VegasConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
+        let mut v =
+            Vegas::new(VegasConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
         v.window.cwnd = cwnd;
         v.window.ssthresh = ssthresh;
         v.base_rtt = Some(100 * MS);
@@ -212,7 +237,15 @@ mod tests {
         v.window.cwnd = 40; // slow start grew it during the round; restore the worked example
         v.round_end = 0;
         una += 1000;
-        let closing = AckEvent { acked_segments: 1, acked_bytes: 1000, snd_una_advanced: true, cwnd_limited: true, snd_una: una, snd_nxt: una + 1, ..AckEvent::default() };
+        let closing = AckEvent {
+            acked_segments: 1,
+            acked_bytes: 1000,
+            snd_una_advanced: true,
+            cwnd_limited: true,
+            snd_una: una,
+            snd_nxt: una + 1,
+            ..AckEvent::default()
+        };
         v.on_ack(&closing);
         assert_eq!((v.window.cwnd, v.window.ssthresh), (37, 36));
     }

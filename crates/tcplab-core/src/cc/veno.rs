@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use super::window::SegmentWindow;
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo,
-    ParamKind, ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo, ParamKind,
+    ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
 };
 use crate::time::SimDuration;
 
@@ -32,7 +32,12 @@ impl Default for VenoConfig {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "beta", kind: ParamKind::Integer { min: 1, max: 1000 }, unit: "segments", description: "backlog above which losses count as congestive" },
+    ParamSpec {
+        name: "beta",
+        kind: ParamKind::Integer { min: 1, max: 1000 },
+        unit: "segments",
+        description: "backlog above which losses count as congestive",
+    },
     FREEZE_WHEN_NOT_CWND_LIMITED,
 ];
 
@@ -144,10 +149,16 @@ mod tests {
     use crate::time::NANOS_PER_MILLI as MS;
 
     fn loss_at(cwnd: u32, rtt_ms: u64) -> u32 {
-        let mut v = Veno::new(VenoConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
+        let mut v =
+            Veno::new(VenoConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
         v.window.cwnd = cwnd;
         v.backlog_halves = backlog_halves(cwnd, 100 * MS, rtt_ms * MS);
-        v.on_congestion_event(&CongestionEvent { now: 0, kind: CongestionKind::FastRetransmit, bytes_in_flight: 0, snd_nxt: 0 });
+        v.on_congestion_event(&CongestionEvent {
+            now: 0,
+            kind: CongestionKind::FastRetransmit,
+            bytes_in_flight: 0,
+            snd_nxt: 0,
+        });
         v.window.ssthresh
     }
 

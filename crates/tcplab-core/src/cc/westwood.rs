@@ -17,8 +17,8 @@ use serde_json::Value;
 
 use super::window::SegmentWindow;
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind,
-    ConnectionInfo, ParamKind, ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
+    ParamKind, ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
 };
 use crate::time::{as_secs_f64, SimDuration, SimTime, NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::Duration;
@@ -38,7 +38,12 @@ impl Default for WestwoodConfig {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "min_sample_window", kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 10 * NANOS_PER_SEC }, unit: "time", description: "bandwidth samples span at least this long" },
+    ParamSpec {
+        name: "min_sample_window",
+        kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 10 * NANOS_PER_SEC },
+        unit: "time",
+        description: "bandwidth samples span at least this long",
+    },
     FREEZE_WHEN_NOT_CWND_LIMITED,
 ];
 
@@ -159,7 +164,10 @@ mod tests {
 
     #[test]
     fn pipe_is_bandwidth_times_min_rtt() {
-        let mut w = Westwood::new(WestwoodConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
+        let mut w = Westwood::new(
+            WestwoodConfig::default(),
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 },
+        );
         w.bw_est = 1.25e6; // 10 Mbit/s
         w.rtt_min = Some(100 * NANOS_PER_MILLI);
         assert_eq!(w.pipe_segments(), 125);
@@ -167,7 +175,10 @@ mod tests {
 
     #[test]
     fn two_stage_filter() {
-        let mut w = Westwood::new(WestwoodConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
+        let mut w = Westwood::new(
+            WestwoodConfig::default(),
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 },
+        );
         w.filter(800.0);
         assert_eq!((w.bw_ns_est, w.bw_est), (800.0, 800.0));
         w.filter(1600.0);
@@ -178,8 +189,19 @@ mod tests {
     #[test]
     fn after_recovery_the_window_is_the_measured_pipe_not_half() {
         // 60 segments per 100 ms RTT = 600 kB/s; RTT_min 100 ms -> pipe 60 segments.
-        let mut s = FakeSender::new("westwood", &serde_json::json!({"freeze_when_not_cwnd_limited": false}), 1000, 60, 100 * NANOS_PER_MILLI);
-        s.cc.on_congestion_event(&CongestionEvent { now: 0, kind: CongestionKind::Ecn, bytes_in_flight: 0, snd_nxt: 0 });
+        let mut s = FakeSender::new(
+            "westwood",
+            &serde_json::json!({"freeze_when_not_cwnd_limited": false}),
+            1000,
+            60,
+            100 * NANOS_PER_MILLI,
+        );
+        s.cc.on_congestion_event(&CongestionEvent {
+            now: 0,
+            kind: CongestionKind::Ecn,
+            bytes_in_flight: 0,
+            snd_nxt: 0,
+        });
         // Hold cwnd at 60 by growing ssthresh out of reach: run rounds with the window fixed.
         for _ in 0..40 {
             s.round_trip(1);

@@ -17,10 +17,18 @@ use crate::time::{transmission_time, SimDuration, SimTime, NANOS_PER_MICRO};
 #[derive(Clone, Debug)]
 pub enum LossModel {
     None,
-    Bernoulli { probability: f64 },
+    Bernoulli {
+        probability: f64,
+    },
     /// Two-state Markov chain (Gilbert-Elliott): per packet, lose it with the current state's
     /// probability, then move between states.
-    GilbertElliott { good_to_bad: f64, bad_to_good: f64, loss_in_good: f64, loss_in_bad: f64, in_bad: bool },
+    GilbertElliott {
+        good_to_bad: f64,
+        bad_to_good: f64,
+        loss_in_good: f64,
+        loss_in_bad: f64,
+        in_bad: bool,
+    },
 }
 
 impl LossModel {
@@ -238,7 +246,10 @@ impl Channel {
         }
         if let Some(packet) = next {
             let waited = now - pool.get(packet).enqueued_at;
-            self.stats.sojourn_us.record(waited / NANOS_PER_MICRO).expect("microsecond values stay far below the auto-resizing histogram limit of 2^63");
+            self.stats
+                .sojourn_us
+                .record(waited / NANOS_PER_MICRO)
+                .expect("microsecond values stay far below the auto-resizing histogram limit of 2^63");
             self.stats.sojourn_sum += waited as u128;
             self.transmit(index, packet, pool, events);
         }
@@ -295,14 +306,20 @@ mod tests {
     fn rdc_stamps_the_wait_a_large_fifo_would_give() {
         // 1 Mbit/s: a 1500-byte packet takes 12 ms. The real queue holds one packet only.
         let mut channel = Channel::new(
-            "l".into(), 0, 1, 1_000_000, 0,
-            Box::new(DropTail::new(QueueLimit::Packets(1), None)), String::new(),
+            "l".into(),
+            0,
+            1,
+            1_000_000,
+            0,
+            Box::new(DropTail::new(QueueLimit::Packets(1), None)),
+            String::new(),
             rng_stream(1, 0, StreamKind::Channel, 0),
         );
         channel.rdc_stamp = true;
         let mut pool = PacketPool::default();
         let mut events = EventQueue::new();
-        let ids: Vec<PacketId> = (0..4).map(|_| pool.insert(Packet { wire_bytes: 1500, ..Packet::default() })).collect();
+        let ids: Vec<PacketId> =
+            (0..4).map(|_| pool.insert(Packet { wire_bytes: 1500, ..Packet::default() })).collect();
         for &id in &ids[..3] {
             channel.offer(0, id, &mut pool, &mut events);
         }

@@ -66,7 +66,13 @@ impl CodelState {
     }
 
     /// RFC 8289 dodequeue: the head packet and whether CoDel may drop it.
-    fn pop(&mut self, fifo: &mut Fifo, pool: &PacketPool, now: SimTime, params: &CodelParams) -> (Option<PacketId>, bool) {
+    fn pop(
+        &mut self,
+        fifo: &mut Fifo,
+        pool: &PacketPool,
+        now: SimTime,
+        params: &CodelParams,
+    ) -> (Option<PacketId>, bool) {
         let Some(packet) = fifo.pop(pool) else {
             self.first_above_time = None;
             return (None, false);
@@ -98,7 +104,14 @@ impl CodelState {
     }
 
     /// RFC 8289 dequeue: the next packet to send; dropped packets go to `dropped`.
-    pub fn dequeue(&mut self, fifo: &mut Fifo, pool: &mut PacketPool, now: SimTime, params: &CodelParams, dropped: &mut Vec<PacketId>) -> Option<PacketId> {
+    pub fn dequeue(
+        &mut self,
+        fifo: &mut Fifo,
+        pool: &mut PacketPool,
+        now: SimTime,
+        params: &CodelParams,
+        dropped: &mut Vec<PacketId>,
+    ) -> Option<PacketId> {
         let (mut packet, mut ok_to_drop) = self.pop(fifo, pool, now, params);
         let Some(head) = packet else {
             self.dropping = false;
@@ -153,7 +166,13 @@ impl Codel {
 }
 
 impl QueueDiscipline for Codel {
-    fn enqueue(&mut self, packet: PacketId, pool: &mut PacketPool, now: SimTime, _evicted: &mut Vec<PacketId>) -> EnqueueOutcome {
+    fn enqueue(
+        &mut self,
+        packet: PacketId,
+        pool: &mut PacketPool,
+        now: SimTime,
+        _evicted: &mut Vec<PacketId>,
+    ) -> EnqueueOutcome {
         let size = pool.get(packet).wire_bytes as u64;
         let fits = match self.limit {
             QueueLimit::Packets(limit) => (self.fifo.packets.len() as u64) < limit,

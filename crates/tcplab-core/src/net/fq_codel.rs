@@ -65,7 +65,13 @@ impl FqCodel {
 }
 
 impl QueueDiscipline for FqCodel {
-    fn enqueue(&mut self, packet: PacketId, pool: &mut PacketPool, now: SimTime, evicted: &mut Vec<PacketId>) -> EnqueueOutcome {
+    fn enqueue(
+        &mut self,
+        packet: PacketId,
+        pool: &mut PacketPool,
+        now: SimTime,
+        evicted: &mut Vec<PacketId>,
+    ) -> EnqueueOutcome {
         let index = self.classify(pool, packet);
         let size = pool.get(packet).wire_bytes as u64;
         let queue = &mut self.queues[index];
@@ -79,7 +85,9 @@ impl QueueDiscipline for FqCodel {
         self.packets += 1;
         self.bytes += size;
         if self.packets > self.limit_packets {
-            let fattest = (0..self.queues.len()).max_by_key(|&i| (self.queues[i].fifo.bytes, usize::MAX - i)).expect("at least one sub-queue");
+            let fattest = (0..self.queues.len())
+                .max_by_key(|&i| (self.queues[i].fifo.bytes, usize::MAX - i))
+                .expect("at least one sub-queue");
             let victim = self.queues[fattest].fifo.pop(pool).expect("the fattest sub-queue holds packets");
             self.packets -= 1;
             self.bytes -= pool.get(victim).wire_bytes as u64;
@@ -101,7 +109,11 @@ impl QueueDiscipline for FqCodel {
             let queue = &mut self.queues[index];
             if queue.deficit <= 0 {
                 queue.deficit += self.quantum;
-                if from_new { self.new_flows.pop_front() } else { self.old_flows.pop_front() };
+                if from_new {
+                    self.new_flows.pop_front()
+                } else {
+                    self.old_flows.pop_front()
+                };
                 self.old_flows.push_back(index);
                 continue;
             }

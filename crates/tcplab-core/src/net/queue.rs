@@ -22,7 +22,13 @@ pub enum EnqueueOutcome {
 pub trait QueueDiscipline: Send {
     /// Offers a packet. On `Dropped` the caller releases the packet. A discipline that makes room
     /// by dropping other packets (FQ-CoDel drops from the longest flow) pushes them to `evicted`.
-    fn enqueue(&mut self, packet: PacketId, pool: &mut PacketPool, now: SimTime, evicted: &mut Vec<PacketId>) -> EnqueueOutcome;
+    fn enqueue(
+        &mut self,
+        packet: PacketId,
+        pool: &mut PacketPool,
+        now: SimTime,
+        evicted: &mut Vec<PacketId>,
+    ) -> EnqueueOutcome;
     /// Takes the next packet to transmit. Packets an AQM drops at dequeue are pushed to `dropped`.
     fn dequeue(&mut self, pool: &mut PacketPool, now: SimTime, dropped: &mut Vec<PacketId>) -> Option<PacketId>;
     fn len_packets(&self) -> usize;
@@ -67,7 +73,13 @@ impl DropTail {
 }
 
 impl QueueDiscipline for DropTail {
-    fn enqueue(&mut self, packet: PacketId, pool: &mut PacketPool, now: SimTime, _evicted: &mut Vec<PacketId>) -> EnqueueOutcome {
+    fn enqueue(
+        &mut self,
+        packet: PacketId,
+        pool: &mut PacketPool,
+        now: SimTime,
+        _evicted: &mut Vec<PacketId>,
+    ) -> EnqueueOutcome {
         let size = pool.get(packet).wire_bytes as u64;
         let fits = match self.limit {
             QueueLimit::Packets(limit) => (self.packets.len() as u64) < limit,

@@ -139,7 +139,13 @@ impl Red {
 }
 
 impl QueueDiscipline for Red {
-    fn enqueue(&mut self, packet: PacketId, pool: &mut PacketPool, now: SimTime, _evicted: &mut Vec<PacketId>) -> EnqueueOutcome {
+    fn enqueue(
+        &mut self,
+        packet: PacketId,
+        pool: &mut PacketPool,
+        now: SimTime,
+        _evicted: &mut Vec<PacketId>,
+    ) -> EnqueueOutcome {
         self.update_average(now);
         let size = pool.get(packet).wire_bytes as u64;
         let (p_b, forced) = self.base_probability();
@@ -224,7 +230,9 @@ mod tests {
     #[test]
     fn probability_curve() {
         let mut r = red(true, false);
-        for (avg, expected, forced) in [(4.0, 0.0, false), (10.0, 0.05, false), (15.0, 0.1, false), (22.5, 0.55, false), (30.0, 1.0, true)] {
+        for (avg, expected, forced) in
+            [(4.0, 0.0, false), (10.0, 0.05, false), (15.0, 0.1, false), (22.5, 0.55, false), (30.0, 1.0, true)]
+        {
             r.average = avg;
             let (p, f) = r.base_probability();
             assert!((p - expected).abs() < 1e-12 && f == forced, "avg {avg}: {p} {f}");

@@ -64,9 +64,7 @@ impl Network {
             let mut done = vec![false; n];
             cost[destination] = Some((0, 0));
             loop {
-                let current = (0..n)
-                    .filter(|&v| !done[v] && cost[v].is_some())
-                    .min_by_key(|&v| (cost[v], v));
+                let current = (0..n).filter(|&v| !done[v] && cost[v].is_some()).min_by_key(|&v| (cost[v], v));
                 let Some(current) = current else { break };
                 done[current] = true;
                 let (hops, delay) = cost[current].expect("selected nodes have a cost");

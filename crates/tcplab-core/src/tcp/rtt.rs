@@ -22,7 +22,17 @@ pub struct RttEstimator {
 
 impl RttEstimator {
     pub fn new(min_rto: SimDuration, initial_rto: SimDuration, max_rto: SimDuration, granularity: SimDuration) -> Self {
-        Self { srtt: None, rttvar: 0, min_rtt: None, latest: None, backoff_exponent: 0, min_rto, initial_rto, max_rto, granularity }
+        Self {
+            srtt: None,
+            rttvar: 0,
+            min_rtt: None,
+            latest: None,
+            backoff_exponent: 0,
+            min_rto,
+            initial_rto,
+            max_rto,
+            granularity,
+        }
     }
 
     pub fn on_sample(&mut self, rtt: SimDuration) {

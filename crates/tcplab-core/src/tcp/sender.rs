@@ -793,7 +793,10 @@ impl TcpSender {
         });
         let rtt_sample = latest_sent.map(|sent| now - sent);
         if let Some(rtt) = rtt_sample {
-            self.stats.rtt_us.record(rtt / NANOS_PER_MICRO).expect("microsecond values stay far below the auto-resizing histogram limit of 2^63");
+            self.stats
+                .rtt_us
+                .record(rtt / NANOS_PER_MICRO)
+                .expect("microsecond values stay far below the auto-resizing histogram limit of 2^63");
             self.stats.rtt_sum += rtt as u128;
         }
 
@@ -830,7 +833,12 @@ impl TcpSender {
         }
 
         // 4. ECN-Echo: at most one reduction per window (RFC 3168 section 6.1.2).
-        if ack.ece && self.config.ecn && !self.in_recovery && !self.in_timeout_recovery && self.snd_una >= self.ecn_recover {
+        if ack.ece
+            && self.config.ecn
+            && !self.in_recovery
+            && !self.in_timeout_recovery
+            && self.snd_una >= self.ecn_recover
+        {
             self.stats.ecn_reductions += 1;
             self.cc.on_congestion_event(&CongestionEvent {
                 now,

@@ -24,11 +24,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{bdp_bytes, quantization_budget, WindowedMax};
-use crate::cc::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind,
-    ConnectionInfo, ParamKind, ParamSpec,
-};
 use crate::cc::window::MAX_CWND_SEGMENTS;
+use crate::cc::{
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
+    ParamKind, ParamSpec,
+};
 use crate::sim::{unit_f64, SimRng};
 use crate::time::{SimDuration, SimTime, NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::Duration;
@@ -74,22 +74,78 @@ impl Default for BbrConfig {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "high_gain", kind: ParamKind::Float { min: 1.0, max: 10.0 }, unit: "", description: "STARTUP pacing and cwnd gain (2/ln2)" },
-    ParamSpec { name: "drain_gain", kind: ParamKind::Float { min: 0.01, max: 1.0 }, unit: "", description: "DRAIN pacing gain" },
-    ParamSpec { name: "cwnd_gain", kind: ParamKind::Float { min: 1.0, max: 10.0 }, unit: "", description: "PROBE_BW cwnd gain" },
-    ParamSpec { name: "bw_window_rounds", kind: ParamKind::Integer { min: 1, max: 1000 }, unit: "rounds", description: "BtlBw max filter length" },
-    ParamSpec { name: "min_rtt_window", kind: ParamKind::Duration { min: 100 * NANOS_PER_MILLI, max: 600 * NANOS_PER_SEC }, unit: "time", description: "RTprop min filter length (PROBE_RTT interval)" },
-    ParamSpec { name: "probe_rtt_duration", kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 10 * NANOS_PER_SEC }, unit: "time", description: "time at min_cwnd in PROBE_RTT" },
-    ParamSpec { name: "pacing_margin", kind: ParamKind::Float { min: 0.0, max: 0.5 }, unit: "", description: "pace this fraction below BtlBw" },
-    ParamSpec { name: "full_bw_threshold", kind: ParamKind::Float { min: 1.0, max: 10.0 }, unit: "", description: "growth per round that means the pipe is not yet full" },
-    ParamSpec { name: "full_bw_rounds", kind: ParamKind::Integer { min: 1, max: 100 }, unit: "rounds", description: "rounds without that growth before leaving STARTUP" },
-    ParamSpec { name: "min_cwnd", kind: ParamKind::Integer { min: 1, max: 100 }, unit: "segments", description: "smallest cwnd (PROBE_RTT's)" },
-    ParamSpec { name: "quantization_budget", kind: ParamKind::Bool, unit: "", description: "add Linux's TSO headroom to the cwnd target" },
+    ParamSpec {
+        name: "high_gain",
+        kind: ParamKind::Float { min: 1.0, max: 10.0 },
+        unit: "",
+        description: "STARTUP pacing and cwnd gain (2/ln2)",
+    },
+    ParamSpec {
+        name: "drain_gain",
+        kind: ParamKind::Float { min: 0.01, max: 1.0 },
+        unit: "",
+        description: "DRAIN pacing gain",
+    },
+    ParamSpec {
+        name: "cwnd_gain",
+        kind: ParamKind::Float { min: 1.0, max: 10.0 },
+        unit: "",
+        description: "PROBE_BW cwnd gain",
+    },
+    ParamSpec {
+        name: "bw_window_rounds",
+        kind: ParamKind::Integer { min: 1, max: 1000 },
+        unit: "rounds",
+        description: "BtlBw max filter length",
+    },
+    ParamSpec {
+        name: "min_rtt_window",
+        kind: ParamKind::Duration { min: 100 * NANOS_PER_MILLI, max: 600 * NANOS_PER_SEC },
+        unit: "time",
+        description: "RTprop min filter length (PROBE_RTT interval)",
+    },
+    ParamSpec {
+        name: "probe_rtt_duration",
+        kind: ParamKind::Duration { min: NANOS_PER_MILLI, max: 10 * NANOS_PER_SEC },
+        unit: "time",
+        description: "time at min_cwnd in PROBE_RTT",
+    },
+    ParamSpec {
+        name: "pacing_margin",
+        kind: ParamKind::Float { min: 0.0, max: 0.5 },
+        unit: "",
+        description: "pace this fraction below BtlBw",
+    },
+    ParamSpec {
+        name: "full_bw_threshold",
+        kind: ParamKind::Float { min: 1.0, max: 10.0 },
+        unit: "",
+        description: "growth per round that means the pipe is not yet full",
+    },
+    ParamSpec {
+        name: "full_bw_rounds",
+        kind: ParamKind::Integer { min: 1, max: 100 },
+        unit: "rounds",
+        description: "rounds without that growth before leaving STARTUP",
+    },
+    ParamSpec {
+        name: "min_cwnd",
+        kind: ParamKind::Integer { min: 1, max: 100 },
+        unit: "segments",
+        description: "smallest cwnd (PROBE_RTT's)",
+    },
+    ParamSpec {
+        name: "quantization_budget",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "add Linux's TSO headroom to the cwnd target",
+    },
 ];
 
 pub const ALGORITHM: Algorithm = Algorithm {
     name: "bbr",
-    summary: "BBR v1: pace at the measured bottleneck bandwidth, cap inflight at 2 BDP, probe bandwidth and RTT in cycles",
+    summary:
+        "BBR v1: pace at the measured bottleneck bandwidth, cap inflight at 2 BDP, probe bandwidth and RTT in cycles",
     source: "Cardwell et al., ACM Queue 2016; Linux net/ipv4/tcp_bbr.c",
     params: PARAMS,
     defaults: defaults_of::<BbrConfig>,
@@ -464,7 +520,8 @@ mod tests {
     fn startup_leaves_after_three_rounds_without_25_percent_growth_then_drains() {
         // The fake sender's delivery rate is the window over the RTT; capping the window with a
         // fixed cwnd is not possible through the trait, so drive rate samples by hand.
-        let mut bbr = Bbr::new(BbrConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 3 });
+        let mut bbr =
+            Bbr::new(BbrConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 3 });
         let mut delivered = 0u64;
         let mut now = 0;
         let mut ack = |bbr: &mut Bbr, rate: u64, in_flight: u64| {

@@ -31,11 +31,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{bdp_bytes, quantization_budget};
-use crate::cc::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind,
-    ConnectionInfo, ParamKind, ParamSpec,
-};
 use crate::cc::window::MAX_CWND_SEGMENTS;
+use crate::cc::{
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
+    ParamKind, ParamSpec,
+};
 use crate::sim::{unit_f64, SimRng};
 use crate::time::{SimDuration, SimTime, NANOS_PER_MILLI, NANOS_PER_SEC};
 use rand::SeedableRng;
@@ -78,21 +78,72 @@ impl Default for Bbr3Config {
 }
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "startup_pacing_gain", kind: ParamKind::Float { min: 1.0, max: 10.0 }, unit: "", description: "STARTUP pacing gain" },
-    ParamSpec { name: "startup_cwnd_gain", kind: ParamKind::Float { min: 1.0, max: 10.0 }, unit: "", description: "STARTUP and DRAIN cwnd gain" },
-    ParamSpec { name: "drain_gain", kind: ParamKind::Float { min: 0.01, max: 1.0 }, unit: "", description: "DRAIN pacing gain" },
-    ParamSpec { name: "cwnd_gain", kind: ParamKind::Float { min: 1.0, max: 10.0 }, unit: "", description: "PROBE_BW cwnd gain" },
-    ParamSpec { name: "probe_up_cwnd_gain", kind: ParamKind::Float { min: 0.0, max: 1.0 }, unit: "", description: "extra cwnd gain in PROBE_UP" },
-    ParamSpec { name: "loss_threshold", kind: ParamKind::Float { min: 0.0, max: 1.0 }, unit: "", description: "loss rate that means inflight is too high (2%)" },
-    ParamSpec { name: "beta", kind: ParamKind::Float { min: 0.0, max: 1.0 }, unit: "", description: "cut of the bounds on loss: to 1 - beta" },
-    ParamSpec { name: "headroom", kind: ParamKind::Float { min: 0.0, max: 1.0 }, unit: "", description: "unused fraction of inflight_hi in CRUISE" },
-    ParamSpec { name: "full_loss_count", kind: ParamKind::Integer { min: 1, max: 15 }, unit: "events", description: "loss events in a STARTUP recovery round that end STARTUP" },
-    ParamSpec { name: "probe_rtt_cwnd_gain", kind: ParamKind::Float { min: 0.1, max: 1.0 }, unit: "", description: "PROBE_RTT cwnd as a fraction of the BDP" },
+    ParamSpec {
+        name: "startup_pacing_gain",
+        kind: ParamKind::Float { min: 1.0, max: 10.0 },
+        unit: "",
+        description: "STARTUP pacing gain",
+    },
+    ParamSpec {
+        name: "startup_cwnd_gain",
+        kind: ParamKind::Float { min: 1.0, max: 10.0 },
+        unit: "",
+        description: "STARTUP and DRAIN cwnd gain",
+    },
+    ParamSpec {
+        name: "drain_gain",
+        kind: ParamKind::Float { min: 0.01, max: 1.0 },
+        unit: "",
+        description: "DRAIN pacing gain",
+    },
+    ParamSpec {
+        name: "cwnd_gain",
+        kind: ParamKind::Float { min: 1.0, max: 10.0 },
+        unit: "",
+        description: "PROBE_BW cwnd gain",
+    },
+    ParamSpec {
+        name: "probe_up_cwnd_gain",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        unit: "",
+        description: "extra cwnd gain in PROBE_UP",
+    },
+    ParamSpec {
+        name: "loss_threshold",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        unit: "",
+        description: "loss rate that means inflight is too high (2%)",
+    },
+    ParamSpec {
+        name: "beta",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        unit: "",
+        description: "cut of the bounds on loss: to 1 - beta",
+    },
+    ParamSpec {
+        name: "headroom",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        unit: "",
+        description: "unused fraction of inflight_hi in CRUISE",
+    },
+    ParamSpec {
+        name: "full_loss_count",
+        kind: ParamKind::Integer { min: 1, max: 15 },
+        unit: "events",
+        description: "loss events in a STARTUP recovery round that end STARTUP",
+    },
+    ParamSpec {
+        name: "probe_rtt_cwnd_gain",
+        kind: ParamKind::Float { min: 0.1, max: 1.0 },
+        unit: "",
+        description: "PROBE_RTT cwnd as a fraction of the BDP",
+    },
 ];
 
 pub const ALGORITHM: Algorithm = Algorithm {
     name: "bbr3",
-    summary: "BBRv3: BBR with loss-bounded inflight_hi, short-term lower bounds and a DOWN/CRUISE/REFILL/UP probe cycle",
+    summary:
+        "BBRv3: BBR with loss-bounded inflight_hi, short-term lower bounds and a DOWN/CRUISE/REFILL/UP probe cycle",
     source: "draft-cardwell-ccwg-bbr; Google tcp_bbr.c v3 (without its ECN response)",
     params: PARAMS,
     defaults: defaults_of::<Bbr3Config>,
@@ -700,7 +751,8 @@ impl CongestionControl for Bbr3 {
         let sample_bw = ack.delivery_rate;
         if let Some(bw) = sample_bw {
             self.bw_latest = self.bw_latest.max(bw);
-            self.inflight_latest = self.inflight_latest.max(ack.delivered.saturating_sub(ack.prior_delivered) / self.mss);
+            self.inflight_latest =
+                self.inflight_latest.max(ack.delivered.saturating_sub(ack.prior_delivered) / self.mss);
             if ack.prior_delivered >= self.loss_round_delivered {
                 self.loss_round_delivered = ack.delivered;
                 self.loss_round_start = true;
@@ -804,7 +856,8 @@ mod tests {
     use crate::time::NANOS_PER_MILLI as MS;
 
     fn bbr3() -> Bbr3 {
-        let mut b = Bbr3::new(Bbr3Config::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
+        let mut b =
+            Bbr3::new(Bbr3Config::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
         b.min_rtt = Some(10 * MS);
         b.bw_hi = [8_000_000, 0];
         b.cwnd = 40;
@@ -819,7 +872,14 @@ mod tests {
         b.bw_probe_samples = true;
         b.inflight_hi = Some(100);
         // 50 segments in flight when the sampled segment left, 3 lost since: 6% > 2%.
-        let ack = AckEvent { now: 0, tx_in_flight: 50_000, lost_since_sent: 3_000, acked_segments: 1, acked_bytes: 1000, ..AckEvent::default() };
+        let ack = AckEvent {
+            now: 0,
+            tx_in_flight: 50_000,
+            lost_since_sent: 3_000,
+            acked_segments: 1,
+            acked_bytes: 1000,
+            ..AckEvent::default()
+        };
         assert!(b.is_inflight_too_high(&ack));
         b.handle_inflight_too_high(&ack);
         // inflight_hi = max(tx_in_flight 50, 0.7 x target): target = min(BDP + budget, cwnd 40).
