@@ -13,11 +13,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::window::ByteWindow;
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
-    ParamKind, ParamSpec,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo, ParamKind,
+    ParamSpec,
 };
-use crate::time::SimTime;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -62,14 +62,12 @@ pub const ALGORITHM: Algorithm = Algorithm {
 
 pub struct NewReno {
     config: NewRenoConfig,
-    mss: u64,
-    cwnd: u64,
-    ssthresh: u64,
+    window: ByteWindow,
 }
 
 impl NewReno {
     pub fn new(config: NewRenoConfig, info: ConnectionInfo) -> Self {
-        Self { config, mss: info.mss, cwnd: info.initial_window_segments.max(1) as u64 * info.mss, ssthresh: u64::MAX }
+        Self { config, window: ByteWindow::new(info.mss, info.initial_window_segments) }
     }
 }
 
@@ -81,39 +79,12 @@ impl CongestionControl for NewReno {
         if self.config.freeze_when_not_cwnd_limited && !ack.cwnd_limited {
             return;
         }
-        if self.cwnd < self.ssthresh {
-            let step = ack.acked_bytes.min(self.config.abc_limit as u64 * self.mss);
-            self.cwnd = (self.cwnd + step).min(self.ssthresh.max(self.cwnd));
-        } else {
-            self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
-        }
+        self.window.rfc5681_increase(ack.acked_bytes, self.config.abc_limit as u64);
     }
 
     fn on_congestion_event(&mut self, event: &CongestionEvent) {
-        self.ssthresh = (event.bytes_in_flight / 2).max(2 * self.mss);
-        self.cwnd = match event.kind {
-            CongestionKind::Timeout => self.mss,
-            CongestionKind::FastRetransmit | CongestionKind::Ecn => self.ssthresh,
-        };
+        self.window.reduce(event.bytes_in_flight / 2, event.kind);
     }
 
-    fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.cwnd = self.ssthresh;
-    }
-
-    fn cwnd(&self) -> u64 {
-        self.cwnd
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.ssthresh
-    }
-
-    fn state_name(&self) -> &'static str {
-        if self.cwnd < self.ssthresh {
-            "slow_start"
-        } else {
-            "congestion_avoidance"
-        }
-    }
+    super::window::reno_like_window!();
 }

@@ -18,6 +18,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::window::ByteWindow;
 use super::{
     defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
     ParamKind, ParamSpec,
@@ -92,9 +93,7 @@ pub fn delay_after_calm_round(base_rtt: SimDuration, delay: SimDuration, window_
 
 pub struct Sdc {
     config: SdcConfig,
-    mss: u64,
-    pub(crate) cwnd: u64,
-    ssthresh: u64,
+    window: ByteWindow,
     /// The ACK-processing delay D.
     pub(crate) delay: SimDuration,
     pub(crate) base_rtt: Option<SimDuration>,
@@ -106,9 +105,7 @@ impl Sdc {
     pub fn new(config: SdcConfig, info: ConnectionInfo) -> Self {
         Self {
             config,
-            mss: info.mss,
-            cwnd: info.initial_window_segments.max(1) as u64 * info.mss,
-            ssthresh: u64::MAX,
+            window: ByteWindow::new(info.mss, info.initial_window_segments),
             delay: 0,
             base_rtt: None,
             round_end: 0,
@@ -117,19 +114,11 @@ impl Sdc {
     }
 
     fn window_packets(&self) -> u64 {
-        self.cwnd / self.mss
+        self.window.cwnd / self.window.mss
     }
 
     fn delay_controlled(&self) -> bool {
         self.window_packets() <= self.config.cwnd_threshold as u64
-    }
-
-    fn newreno_increase(&mut self, acked: u64) {
-        if self.cwnd < self.ssthresh {
-            self.cwnd = (self.cwnd + acked.min(self.mss)).min(self.ssthresh.max(self.cwnd));
-        } else {
-            self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
-        }
     }
 }
 
@@ -154,7 +143,7 @@ impl CongestionControl for Sdc {
             && ack.acked_bytes > 0
             && (self.delay == 0 || self.window_packets() < self.config.min_cwnd as u64)
         {
-            self.newreno_increase(ack.acked_bytes);
+            self.window.rfc5681_increase(ack.acked_bytes, 1);
         }
     }
 
@@ -167,23 +156,19 @@ impl CongestionControl for Sdc {
             return;
         }
         self.marked_in_round = true;
-        self.ssthresh = (event.bytes_in_flight / 2).max(2 * self.mss);
-        self.cwnd = match event.kind {
-            CongestionKind::Timeout => self.mss,
-            CongestionKind::FastRetransmit | CongestionKind::Ecn => self.ssthresh,
-        };
+        self.window.reduce(event.bytes_in_flight / 2, event.kind);
     }
 
     fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.cwnd = self.ssthresh;
+        self.window.cwnd = self.window.ssthresh;
     }
 
     fn cwnd(&self) -> u64 {
-        self.cwnd
+        self.window.cwnd
     }
 
     fn ssthresh(&self) -> u64 {
-        self.ssthresh
+        self.window.ssthresh
     }
 
     fn ack_processing_delay(&self) -> SimDuration {
@@ -193,10 +178,8 @@ impl CongestionControl for Sdc {
     fn state_name(&self) -> &'static str {
         if self.delay > 0 {
             "delay_control"
-        } else if self.cwnd < self.ssthresh {
-            "slow_start"
         } else {
-            "congestion_avoidance"
+            self.window.state_name()
         }
     }
 }
@@ -208,8 +191,8 @@ mod tests {
 
     fn sdc(cwnd_packets: u64) -> Sdc {
         let mut s = Sdc::new(SdcConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 2, seed: 1 });
-        s.cwnd = cwnd_packets * 1000;
-        s.ssthresh = 2000;
+        s.window.cwnd = cwnd_packets * 1000;
+        s.window.ssthresh = 2000;
         s.base_rtt = Some(100 * MS);
         s
     }
@@ -218,7 +201,7 @@ mod tests {
         s.on_congestion_event(&CongestionEvent {
             now: 0,
             kind: CongestionKind::Ecn,
-            bytes_in_flight: s.cwnd,
+            bytes_in_flight: s.window.cwnd,
             snd_nxt: 0,
         });
     }
@@ -239,17 +222,17 @@ mod tests {
         let mut s = sdc(5);
         echo(&mut s);
         // R = 100 ms, D = 0 -> 100 ms (RTT 200 ms); then 300 ms (RTT 400 ms); cwnd untouched.
-        assert_eq!((s.delay, s.cwnd), (100 * MS, 5000));
+        assert_eq!((s.delay, s.window.cwnd), (100 * MS, 5000));
         echo(&mut s);
         assert_eq!(s.delay, 300 * MS);
         // 300 -> 700 -> 1500 -> min(3100, 2000) ms: the cap, cwnd still untouched.
         for _ in 0..3 {
             echo(&mut s);
         }
-        assert_eq!((s.delay, s.cwnd), (2 * NANOS_PER_SEC, 5000), "bounded by max_delay");
+        assert_eq!((s.delay, s.window.cwnd), (2 * NANOS_PER_SEC, 5000), "bounded by max_delay");
         // At the maximum the window is halved as usual (never below 2 packets).
         echo(&mut s);
-        assert_eq!(s.cwnd, 2500);
+        assert_eq!(s.window.cwnd, 2500);
     }
 
     #[test]
@@ -259,7 +242,7 @@ mod tests {
         // RTT 400 ms at W = 5: 400 x 5/6 = 333.33 ms, D = 233.33 ms; W unchanged.
         round_without_marks(&mut s, 1000);
         assert_eq!(s.delay, 233_333_333);
-        assert_eq!(s.cwnd, 5000);
+        assert_eq!(s.window.cwnd, 5000);
         let mut previous = s.delay;
         for una in 2..40 {
             round_without_marks(&mut s, una * 20_000);
@@ -268,7 +251,7 @@ mod tests {
         }
         assert_eq!(s.delay, 0, "the delay decays to zero, then the window grows again");
         round_without_marks(&mut s, 1_000_000);
-        assert!(s.cwnd > 5000);
+        assert!(s.window.cwnd > 5000);
     }
 
     #[test]
@@ -277,9 +260,9 @@ mod tests {
         s.delay = 50 * MS;
         round_without_marks(&mut s, 1000);
         assert_eq!(s.delay, 0, "delay control turns off above 8 packets");
-        let before = s.cwnd;
+        let before = s.window.cwnd;
         echo(&mut s);
-        assert_eq!((s.cwnd, s.delay), (before / 2, 0), "an echo halves the window");
+        assert_eq!((s.window.cwnd, s.delay), (before / 2, 0), "an echo halves the window");
     }
 
     #[test]

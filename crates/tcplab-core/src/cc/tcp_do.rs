@@ -25,9 +25,10 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::window::ByteWindow;
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
-    ParamKind, ParamSpec,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo, ParamKind,
+    ParamSpec,
 };
 use crate::time::{SimDuration, SimTime, NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::Duration;
@@ -136,9 +137,7 @@ const THRESHOLD_RANGE: (f64, f64) = (0.5, 4.0);
 
 pub struct TcpDo {
     config: TcpDoConfig,
-    mss: u64,
-    cwnd: u64,
-    ssthresh: u64,
+    window: ByteWindow,
     last_rtt: Option<SimDuration>,
     oscillations: u64,
     window_start: Option<SimTime>,
@@ -158,9 +157,7 @@ impl TcpDo {
         Self {
             threshold: config.initial_threshold,
             config,
-            mss: info.mss,
-            cwnd: info.initial_window_segments.max(1) as u64 * info.mss,
-            ssthresh: u64::MAX,
+            window: ByteWindow::new(info.mss, info.initial_window_segments),
             last_rtt: None,
             oscillations: 0,
             window_start: None,
@@ -215,9 +212,9 @@ impl TcpDo {
         self.congested = self.frequency > self.threshold && queueing;
         if self.congested {
             let severity = self.frequency / self.threshold;
-            let reduced = (self.cwnd as f64 * reduction_factor(severity)) as u64;
-            self.cwnd = reduced.max(2 * self.mss);
-            self.ssthresh = self.cwnd;
+            let reduced = (self.window.cwnd as f64 * reduction_factor(severity)) as u64;
+            self.window.cwnd = reduced.max(2 * self.window.mss);
+            self.window.ssthresh = self.window.cwnd;
             self.pending_recovery = Some(self.pending_recovery.map_or(severity, |s: f64| s.max(severity)));
             self.pending_event = Some("tcpdo_reduction");
         } else {
@@ -225,7 +222,7 @@ impl TcpDo {
                 self.threshold *= recovery_factor(severity);
             }
             self.threshold *= self.config.calm_threshold_factor;
-            self.cwnd += self.config.calm_increase as u64 * self.mss;
+            self.window.cwnd += self.config.calm_increase as u64 * self.window.mss;
         }
         self.clamp_threshold();
     }
@@ -247,36 +244,28 @@ impl CongestionControl for TcpDo {
         }
         // NewReno growth between windows.
         if ack.may_raise_cwnd() && ack.acked_bytes > 0 {
-            if self.cwnd < self.ssthresh {
-                self.cwnd = (self.cwnd + ack.acked_bytes.min(self.mss)).min(self.ssthresh.max(self.cwnd));
-            } else {
-                self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
-            }
+            self.window.rfc5681_increase(ack.acked_bytes, 1);
         }
     }
 
     fn on_congestion_event(&mut self, event: &CongestionEvent) {
-        self.ssthresh = (event.bytes_in_flight / 2).max(2 * self.mss);
-        self.cwnd = match event.kind {
-            CongestionKind::Timeout => self.mss,
-            CongestionKind::FastRetransmit | CongestionKind::Ecn => self.ssthresh,
-        };
+        self.window.reduce(event.bytes_in_flight / 2, event.kind);
     }
 
     fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.cwnd = self.ssthresh;
+        self.window.cwnd = self.window.ssthresh;
     }
 
     fn cwnd(&self) -> u64 {
-        self.cwnd
+        self.window.cwnd
     }
 
     fn ssthresh(&self) -> u64 {
-        self.ssthresh
+        self.window.ssthresh
     }
 
     fn state_name(&self) -> &'static str {
-        match (self.congested, self.cwnd < self.ssthresh) {
+        match (self.congested, self.window.in_slow_start()) {
             (true, _) => "congested",
             (false, true) => "slow_start",
             (false, false) => "calm",
@@ -318,21 +307,21 @@ mod tests {
     #[test]
     fn a_congested_window_cuts_cwnd_by_severity_then_calm_windows_recover() {
         let mut d = tcp_do();
-        d.cwnd = 100_000;
-        d.ssthresh = 50_000;
+        d.window.cwnd = 100_000;
+        d.window.ssthresh = 50_000;
         // 300 oscillations in 100 ms = 3 per ms, threshold 1: severity 3, cwnd x 0.7.
         d.history = VecDeque::from(vec![1000 * US, 1500 * US]);
         d.min_rtt = Some(1000 * US);
         d.oscillations = 300;
         d.close_window(100 * NANOS_PER_MILLI);
         assert!((d.frequency - 3.0).abs() < 1e-12);
-        assert_eq!(d.cwnd, 70_000);
+        assert_eq!(d.window.cwnd, 70_000);
         assert!(d.congested);
         // The next calm window: threshold x 1.5 (recovery) x 0.98 (calm), cwnd + 7 segments.
         d.oscillations = 10;
         d.close_window(100 * NANOS_PER_MILLI);
         assert!((d.threshold - 1.47).abs() < 1e-12, "{}", d.threshold);
-        assert_eq!(d.cwnd, 77_000);
+        assert_eq!(d.window.cwnd, 77_000);
         // Pure jitter on an empty path (RTT at its minimum) is not congestion.
         let mut quiet = tcp_do();
         quiet.history = VecDeque::from(vec![1000 * US]);

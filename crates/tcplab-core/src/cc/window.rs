@@ -1,4 +1,5 @@
-//! A congestion window counted in segments, with the two growth helpers every Linux algorithm
+//! Congestion windows shared by algorithms. [`SegmentWindow`] counts segments, with the two
+//! growth helpers every Linux algorithm
 //! shares (net/ipv4/tcp_cong.c: `tcp_slow_start` and `tcp_cong_avoid_ai`). Facts, not code, carried
 //! over: slow start adds the acked segments up to ssthresh and returns the leftover; additive
 //! increase adds one segment per `w` acked segments, keeping the remainder in a credit counter.
@@ -128,6 +129,61 @@ impl SegmentWindow {
         } else {
             self.ssthresh as u64 * self.mss
         }
+    }
+}
+
+/// A congestion window counted in bytes, with RFC 5681's per-ACK rules (what ns-2's NewReno
+/// agent does); the same method names as [`SegmentWindow`] so the output macros serve both.
+#[derive(Clone, Copy, Debug)]
+pub struct ByteWindow {
+    pub mss: u64,
+    pub cwnd: u64,
+    pub ssthresh: u64,
+}
+
+impl ByteWindow {
+    pub fn new(mss: u64, initial_window_segments: u32) -> Self {
+        Self { mss, cwnd: initial_window_segments.max(1) as u64 * mss, ssthresh: u64::MAX }
+    }
+
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// RFC 5681 (with RFC 3465's L = `abc_limit` segments): slow start adds min(acked, L SMSS) per
+    /// ACK, congestion avoidance SMSS^2 / cwnd (at least one byte).
+    pub fn rfc5681_increase(&mut self, acked_bytes: u64, abc_limit: u64) {
+        if self.in_slow_start() {
+            let step = acked_bytes.min(abc_limit * self.mss);
+            self.cwnd = (self.cwnd + step).min(self.ssthresh.max(self.cwnd));
+        } else {
+            self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
+        }
+    }
+
+    /// Sets ssthresh (at least 2 SMSS) and cwnd = ssthresh, or 1 SMSS after a timeout.
+    pub fn reduce(&mut self, ssthresh: u64, kind: super::CongestionKind) {
+        self.ssthresh = ssthresh.max(2 * self.mss);
+        self.cwnd = match kind {
+            super::CongestionKind::Timeout => self.mss,
+            super::CongestionKind::FastRetransmit | super::CongestionKind::Ecn => self.ssthresh,
+        };
+    }
+
+    pub fn state_name(&self) -> &'static str {
+        if self.in_slow_start() {
+            "slow_start"
+        } else {
+            "congestion_avoidance"
+        }
+    }
+
+    pub fn cwnd_bytes(&self) -> u64 {
+        self.cwnd
+    }
+
+    pub fn ssthresh_bytes(&self) -> u64 {
+        self.ssthresh
     }
 }
 
