@@ -54,6 +54,39 @@ pub fn quantization_budget(cwnd_segments: u64, pacing_rate_bps: u64, mss: u64) -
     (cwnd + 1) & !1
 }
 
+/// The window to restore when loss recovery or PROBE_RTT ends (Linux bbr_save_cwnd): the current
+/// one, unless it is already reduced by recovery or PROBE_RTT, then the larger of the two.
+pub fn cwnd_to_restore(prior_cwnd: u64, cwnd: u64, already_reduced: bool) -> u64 {
+    if already_reduced {
+        prior_cwnd.max(cwnd)
+    } else {
+        cwnd
+    }
+}
+
+/// The recovery part of Linux bbr_set_cwnd_to_recover_or_restore, in segments: newly lost segments
+/// come off the window (at least 1 stays); on the first ACK of recovery the window is cut to what
+/// is in flight plus what this ACK acked; during packet conservation it never falls below that.
+/// Returns the window and whether packet conservation set it (then the model's growth is skipped).
+pub fn recovery_cwnd(
+    cwnd: u64,
+    acked: u64,
+    newly_lost: u64,
+    in_flight: u64,
+    reset_to_inflight: bool,
+    packet_conservation: bool,
+) -> (u64, bool) {
+    let mut cwnd = if newly_lost > 0 { cwnd.saturating_sub(newly_lost).max(1) } else { cwnd };
+    if reset_to_inflight {
+        cwnd = in_flight + acked;
+    }
+    if packet_conservation {
+        (cwnd.max(in_flight + acked), true)
+    } else {
+        (cwnd, false)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,5 +110,22 @@ mod tests {
         // Slow: 2 segments per burst; 11 + 6 = 17, rounded up to 18.
         assert_eq!(quantization_budget(11, 2_000_000, 1448), 18);
         assert_eq!(quantization_budget(11, 1_000_000, 1448), 14);
+    }
+
+    #[test]
+    fn recovery_cuts_to_flight_then_conserves_packets() {
+        // 100-segment window, 3 newly lost: 97; the first ACK of recovery (40 in flight, 2 acked)
+        // cuts it to 42, and conservation keeps at least in flight + acked.
+        assert_eq!(recovery_cwnd(100, 2, 3, 40, false, false), (97, false));
+        assert_eq!(recovery_cwnd(100, 2, 3, 40, true, true), (42, true));
+        assert_eq!(recovery_cwnd(30, 2, 0, 40, false, true), (42, true));
+        assert_eq!(recovery_cwnd(2, 1, 5, 0, false, false), (1, false), "at least one segment stays");
+    }
+
+    #[test]
+    fn restore_keeps_the_larger_window_once_reduced() {
+        assert_eq!(cwnd_to_restore(80, 50, false), 50);
+        assert_eq!(cwnd_to_restore(80, 50, true), 80);
+        assert_eq!(cwnd_to_restore(80, 90, true), 90);
     }
 }

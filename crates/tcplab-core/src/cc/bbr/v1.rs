@@ -23,7 +23,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{bdp_bytes, quantization_budget, WindowedMax};
+use super::{bdp_bytes, cwnd_to_restore, quantization_budget, recovery_cwnd, WindowedMax};
 use crate::cc::window::MAX_CWND_SEGMENTS;
 use crate::cc::{
     defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
@@ -269,11 +269,8 @@ impl Bbr {
     }
 
     fn save_cwnd(&mut self) {
-        self.prior_cwnd = if !self.in_loss_recovery && self.mode != Mode::ProbeRtt {
-            self.cwnd
-        } else {
-            self.prior_cwnd.max(self.cwnd)
-        };
+        let already_reduced = self.in_loss_recovery || self.mode == Mode::ProbeRtt;
+        self.prior_cwnd = cwnd_to_restore(self.prior_cwnd, self.cwnd, already_reduced);
     }
 
     fn enter_probe_bw(&mut self, now: SimTime) {
@@ -326,18 +323,17 @@ impl Bbr {
     fn set_cwnd(&mut self, ack: &AckEvent) {
         let acked = ack.acked_segments as u64;
         if acked > 0 {
-            let mut cwnd = self.cwnd;
-            if ack.newly_lost_segments > 0 {
-                cwnd = cwnd.saturating_sub(ack.newly_lost_segments as u64).max(1);
-            }
             let in_flight = ack.bytes_in_flight.div_ceil(self.mss);
-            if self.reset_to_inflight {
-                // First ACK of recovery: cut what is not in use (Linux: packets in flight + acked).
-                self.reset_to_inflight = false;
-                cwnd = in_flight + acked;
-            }
-            if self.packet_conservation {
-                self.cwnd = cwnd.max(in_flight + acked);
+            let (mut cwnd, conserving) = recovery_cwnd(
+                self.cwnd,
+                acked,
+                ack.newly_lost_segments as u64,
+                in_flight,
+                std::mem::take(&mut self.reset_to_inflight),
+                self.packet_conservation,
+            );
+            if conserving {
+                self.cwnd = cwnd;
             } else {
                 let target = self.inflight_target(self.cwnd_gain);
                 if self.filled_pipe {

@@ -30,7 +30,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{bdp_bytes, quantization_budget};
+use super::{bdp_bytes, cwnd_to_restore, quantization_budget, recovery_cwnd};
 use crate::cc::window::MAX_CWND_SEGMENTS;
 use crate::cc::{
     defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
@@ -673,28 +673,23 @@ impl Bbr3 {
     }
 
     fn save_cwnd(&mut self) {
-        self.prior_cwnd = if !self.in_loss_recovery && self.mode != Mode::ProbeRtt {
-            self.cwnd
-        } else {
-            self.prior_cwnd.max(self.cwnd)
-        };
+        let already_reduced = self.in_loss_recovery || self.mode == Mode::ProbeRtt;
+        self.prior_cwnd = cwnd_to_restore(self.prior_cwnd, self.cwnd, already_reduced);
     }
 
     fn set_cwnd(&mut self, ack: &AckEvent) {
         let acked = ack.acked_segments as u64;
         if acked > 0 {
             let in_flight = ack.bytes_in_flight.div_ceil(self.mss);
-            let mut cwnd = self.cwnd;
-            if ack.newly_lost_segments > 0 {
-                cwnd = cwnd.saturating_sub(ack.newly_lost_segments as u64).max(1);
-            }
-            if self.reset_to_inflight {
-                self.reset_to_inflight = false;
-                cwnd = in_flight + acked;
-            }
-            if self.packet_conservation {
-                cwnd = cwnd.max(in_flight + acked);
-            } else {
+            let (mut cwnd, conserving) = recovery_cwnd(
+                self.cwnd,
+                acked,
+                ack.newly_lost_segments as u64,
+                in_flight,
+                std::mem::take(&mut self.reset_to_inflight),
+                self.packet_conservation,
+            );
+            if !conserving {
                 let target = self.inflight(self.bw(), self.cwnd_gain);
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked).min(target);
