@@ -174,10 +174,7 @@ impl QueueDiscipline for Codel {
         _evicted: &mut Vec<PacketId>,
     ) -> EnqueueOutcome {
         let size = pool.get(packet).wire_bytes as u64;
-        let fits = match self.limit {
-            QueueLimit::Packets(limit) => (self.fifo.packets.len() as u64) < limit,
-            QueueLimit::Bytes(limit) => self.fifo.bytes + size <= limit,
-        };
+        let fits = self.limit.admits(self.fifo.packets.len(), self.fifo.bytes, size);
         if !fits {
             return EnqueueOutcome::Dropped;
         }

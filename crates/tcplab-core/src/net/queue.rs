@@ -55,6 +55,16 @@ pub enum QueueLimit {
     Bytes(u64),
 }
 
+impl QueueLimit {
+    /// Whether a packet of `size` bytes may join a queue holding `packets` packets and `bytes` bytes.
+    pub fn admits(self, packets: usize, bytes: u64, size: u64) -> bool {
+        match self {
+            QueueLimit::Packets(limit) => (packets as u64) < limit,
+            QueueLimit::Bytes(limit) => bytes + size <= limit,
+        }
+    }
+}
+
 /// First-in first-out; a packet that would exceed the limit is dropped on arrival. The limit counts
 /// packets waiting, not the one being transmitted (as Linux's pfifo and ns-3's DropTailQueue do).
 /// Optionally marks ECN-capable packets CE when the queue already holds `mark_threshold` packets
@@ -81,10 +91,7 @@ impl QueueDiscipline for DropTail {
         _evicted: &mut Vec<PacketId>,
     ) -> EnqueueOutcome {
         let size = pool.get(packet).wire_bytes as u64;
-        let fits = match self.limit {
-            QueueLimit::Packets(limit) => (self.packets.len() as u64) < limit,
-            QueueLimit::Bytes(limit) => self.bytes + size <= limit,
-        };
+        let fits = self.limit.admits(self.packets.len(), self.bytes, size);
         if !fits {
             return EnqueueOutcome::Dropped;
         }
@@ -121,6 +128,14 @@ impl QueueDiscipline for DropTail {
 mod tests {
     use super::*;
     use crate::net::packet::Packet;
+
+    #[test]
+    fn limits_count_waiting_packets_or_bytes() {
+        assert!(QueueLimit::Packets(3).admits(2, 0, 1500));
+        assert!(!QueueLimit::Packets(3).admits(3, 0, 1500));
+        assert!(QueueLimit::Bytes(3000).admits(1, 1500, 1500), "exactly full is allowed");
+        assert!(!QueueLimit::Bytes(3000).admits(1, 1501, 1500));
+    }
 
     fn packet(pool: &mut PacketPool, bytes: u32, ecn: Ecn) -> PacketId {
         pool.insert(Packet { wire_bytes: bytes, ecn, ..Packet::default() })

@@ -131,10 +131,7 @@ impl Red {
     }
 
     fn fits(&self, size: u64) -> bool {
-        match self.limit {
-            QueueLimit::Packets(limit) => (self.packets.len() as u64) < limit,
-            QueueLimit::Bytes(limit) => self.bytes + size <= limit,
-        }
+        self.limit.admits(self.packets.len(), self.bytes, size)
     }
 }
 
