@@ -221,9 +221,10 @@ fn events(results: &Results) -> Vec<(f64, String)> {
 #[test]
 fn rta_switches_to_hybla_after_an_rtt_step_and_back_when_it_ends() {
     // Base RTT 2 x (1 + 48 + 1) = 100 ms; from 10 s to 30 s the bottleneck's forward delay is
-    // 850 ms (RTT (1 + 850 + 1) + (1 + 48 + 1) = 902 ms, above the 800 ms threshold). The paper's simulator (ns-3) uses a 1 s
-    // minimum RTO; with Linux's 200 ms the timer fires before the first 904 ms sample returns and
-    // Karn's rule then discards the samples of every retransmitted segment.
+    // 850 ms (RTT (1 + 850 + 1) + (1 + 48 + 1) = 902 ms, above the 800 ms threshold). The paper's
+    // simulator (ns-3) uses a 1 s minimum RTO; with Linux's 200 ms the timer fires before the first
+    // sample (about 0.9 s with serialization) returns, and Karn's rule then discards the samples of
+    // every retransmitted segment.
     let results = run(r#"
         [simulation]
         duration = "45s"
