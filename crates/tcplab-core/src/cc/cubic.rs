@@ -340,13 +340,9 @@ impl CongestionControl for Cubic {
         if !ack.may_raise_cwnd() || (self.config.freeze_when_not_cwnd_limited && !ack.cwnd_limited) {
             return;
         }
-        let mut acked = ack.acked_segments;
-        if self.window.in_slow_start() {
-            acked = self.window.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        let Some(acked) = self.window.leftover_after_slow_start(ack.acked_segments) else {
+            return;
+        };
         self.update(ack.now, acked);
         let cnt = self.cnt;
         self.window.additive_increase(cnt, acked);

@@ -68,13 +68,9 @@ impl CongestionControl for Scalable {
         if !ack.may_raise_cwnd() || (self.config.freeze_when_not_cwnd_limited && !ack.cwnd_limited) {
             return;
         }
-        let mut acked = ack.acked_segments;
-        if self.window.in_slow_start() {
-            acked = self.window.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        let Some(acked) = self.window.leftover_after_slow_start(ack.acked_segments) else {
+            return;
+        };
         let w = self.window.cwnd.min(self.config.ai_count);
         self.window.additive_increase(w, acked);
     }

@@ -109,13 +109,9 @@ impl CongestionControl for Veno {
             return;
         }
         self.backlog_halves = backlog_halves(self.window.cwnd, base, rtt);
-        let mut acked = ack.acked_segments;
-        if self.window.in_slow_start() {
-            acked = self.window.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        let Some(acked) = self.window.leftover_after_slow_start(ack.acked_segments) else {
+            return;
+        };
         let cwnd = self.window.cwnd;
         if !self.congestive() {
             self.window.additive_increase(cwnd, acked);

@@ -61,6 +61,18 @@ impl SegmentWindow {
         self.cwnd < self.ssthresh
     }
 
+    /// The opening of Linux's cong_avoid hooks: in slow start, grow by the acked segments. Returns
+    /// the acked segments left for congestion avoidance, or None when slow start used them all.
+    pub fn leftover_after_slow_start(&mut self, acked: u32) -> Option<u32> {
+        if !self.in_slow_start() {
+            return Some(acked);
+        }
+        match self.slow_start(acked) {
+            0 => None,
+            left => Some(left),
+        }
+    }
+
     /// Grows cwnd by the acked segments without passing ssthresh; returns the acked segments left
     /// over for congestion avoidance.
     pub fn slow_start(&mut self, acked: u32) -> u32 {
@@ -198,6 +210,16 @@ mod tests {
         assert_eq!(w.slow_start(5), 3);
         assert_eq!(w.cwnd, 12);
         assert!(!w.in_slow_start());
+    }
+
+    #[test]
+    fn leftover_after_slow_start_is_none_only_when_slow_start_used_every_ack() {
+        let mut w = SegmentWindow::new(1000, 10);
+        w.ssthresh = 12;
+        assert_eq!(w.leftover_after_slow_start(1), None);
+        assert_eq!(w.leftover_after_slow_start(3), Some(2), "11 -> 12, two left");
+        assert_eq!(w.leftover_after_slow_start(4), Some(4), "in avoidance every ACK is left over");
+        assert_eq!(w.cwnd, 12);
     }
 
     #[test]
