@@ -1,7 +1,8 @@
 //! Benchmark: the 1 Gbit/s, 10-flow dumbbell (1-BDP drop-tail buffer, 10 ms bottleneck delay,
 //! 1448-byte MSS) simulated for 10 s with every registered algorithm. Prints wall time, wall time
 //! per simulated second, the ratio to NewReno, simulated packets per wall second, events per
-//! second and peak memory (VmHWM of this process).
+//! second and peak memory (VmHWM of this process), and the simulated event and packet counts, which
+//! a change that must not alter behaviour (a refactor) leaves exactly as they were.
 //!
 //! Run: `cargo bench -p tcplab-core --bench dumbbell` (add `-- <algorithm> ...` to choose).
 //! Targets: under 1 s of wall time per 10 simulated seconds and under 100 MB peak memory
@@ -25,7 +26,7 @@ fn main() {
     let algorithms: Vec<String> =
         if requested.is_empty() { tcplab_core::cc::names().into_iter().map(String::from).collect() } else { requested };
     println!(
-        "{:<10} {:>8} {:>9} {:>12} {:>11} {:>15} {:>14} {:>13} {:>7}",
+        "{:<10} {:>8} {:>9} {:>12} {:>11} {:>15} {:>14} {:>17} {:>7} {:>10} {:>10}",
         "algorithm",
         "sim s",
         "wall s",
@@ -34,7 +35,9 @@ fn main() {
         "packets/wall s",
         "events/wall s",
         "goodput Mb/s",
-        "util %"
+        "util %",
+        "events",
+        "packets"
     );
     let mut newreno_wall_per_sim: Option<f64> = None;
     for algorithm in algorithms {
@@ -52,7 +55,7 @@ fn main() {
         }
         let ratio = newreno_wall_per_sim.map_or("-".to_string(), |n| format!("{:.2}", wall_per_sim / n));
         println!(
-            "{:<10} {:>8.1} {:>9.3} {:>12.4} {:>11} {:>15.0} {:>14.0} {:>13.1} {:>7.1}",
+            "{:<10} {:>8.1} {:>9.3} {:>12.4} {:>11} {:>15.0} {:>14.0} {:>17.6} {:>7.1} {:>10} {:>10}",
             algorithm,
             summary.simulated_seconds,
             wall,
@@ -61,7 +64,9 @@ fn main() {
             summary.packets_transmitted as f64 / wall,
             summary.events as f64 / wall,
             summary.total_goodput_bps / 1e6,
-            utilization
+            utilization,
+            summary.events,
+            summary.packets_transmitted
         );
     }
     match peak_memory_mb() {
