@@ -10,8 +10,11 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand_xoshiro::{SplitMix64, Xoshiro256PlusPlus};
 
-use crate::net::packet::PacketId;
 use crate::time::SimTime;
+
+/// Index of a packet in the packet pool (`net::packet::PacketPool`). Events carry packets by this
+/// index; the engine itself never looks inside a packet, so it depends on no network type.
+pub type PacketId = u32;
 
 /// Everything that can happen in a simulation. Small and `Copy`: packets travel by arena index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -22,6 +22,18 @@ pub enum RecoveryMode {
     Sack,
 }
 
+/// Receiver-based delay control (Active Delay Control): how long the receiver holds each ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AckDelayMode {
+    /// ACKs leave as soon as the ACK policy sends them.
+    None,
+    /// Hold each ACK for the delay routers stamped on the data (exact RDC).
+    ExactRdc,
+    /// Hold each ACK for a delay the receiver adapts from CE marks (1-bit RDC).
+    OneBitRdc,
+}
+
 /// Every TCP option of one connection, resolved (defaults applied, units converted).
 #[derive(Clone, Debug)]
 pub struct TcpConfig {
@@ -51,7 +63,7 @@ pub struct TcpConfig {
     /// qdisc): 200% of cwnd / srtt below half of ssthresh, 120% above.
     pub pacing: bool,
     /// Receiver-based delay control and its largest delay.
-    pub ack_delay: crate::scenario::AckDelayMode,
+    pub ack_delay: AckDelayMode,
     pub ack_delay_max: SimDuration,
 }
 

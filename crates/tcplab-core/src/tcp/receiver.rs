@@ -19,9 +19,8 @@ use std::collections::VecDeque;
 
 use crate::cc::sdc::{delay_after_calm_round, delay_after_mark};
 use crate::net::packet::{Ecn, Packet, PacketKind, MAX_SACK_BLOCKS};
-use crate::scenario::AckDelayMode;
 use crate::sim::Event;
-use crate::tcp::{EndpointContext, TcpConfig};
+use crate::tcp::{AckDelayMode, EndpointContext, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 
 /// 1-bit RDC delays only while the estimated window is at most this many segments (as SDC).

@@ -1,0 +1,128 @@
+//! Scenarios: what a TOML scenario file may say, its defaults, and its validation.
+//!
+//! - `model.rs`: the serde types (deserialisation rejects unknown keys and catches type and unit
+//!   errors with the key's path);
+//! - `validate.rs`: [`Scenario::validate`], the checks of meaning (ranges, references between
+//!   sections);
+//! - `defaults.rs`: what unset keys mean; [`Scenario::resolved`] writes every default out so that
+//!   the scenario stored beside results says exactly what ran;
+//! - `tcp_config.rs`: the `[tcp]` table converted into the TCP layer's `TcpConfig`;
+//! - `error.rs`: [`ScenarioError`], which names the key, the value and what is allowed.
+//!
+//! This layer describes a run and runs nothing: `simulation` builds a network from it.
+
+mod defaults;
+mod error;
+mod model;
+mod tcp_config;
+mod validate;
+
+pub use error::ScenarioError;
+pub use model::*;
+
+use error::path_error;
+
+impl Scenario {
+    /// Parses a scenario from TOML text, with errors naming the key.
+    pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+        let deserializer = toml::Deserializer::parse(text)
+            .map_err(|e| ScenarioError::new("", format!("not valid TOML: {}", e.message())))?;
+        let scenario: Scenario = serde_path_to_error::deserialize(deserializer)
+            .map_err(|e| path_error(e, |inner: &toml::de::Error| inner.message().to_string()))?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    /// Parses a scenario from JSON text (what the Python layer sends after applying overrides).
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let scenario: Scenario = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+            path_error(e, |inner: &serde_json::Error| {
+                // serde_json appends the position ("at line 1 column 80"); the key says where already.
+                let text = inner.to_string();
+                text.find(" at line ").map_or(text.clone(), |cut| text[..cut].to_string())
+            })
+        })?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("a scenario serialises to TOML")
+    }
+
+    /// The expanded list of flows: each entry repeated `count` times, with its index in `flows`.
+    pub fn expanded_flows(&self) -> impl Iterator<Item = (usize, &FlowSpec)> {
+        self.flows.iter().enumerate().flat_map(|(i, f)| std::iter::repeat_n((i, f), f.count as usize))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+        [simulation]
+        duration = "5s"
+        [topology]
+        kind = "dumbbell"
+        bottleneck = { rate = "10Mbps", delay = "10ms" }
+        [[flows]]
+        cc = "cubic"
+    "#;
+
+    fn error_of(text: &str) -> ScenarioError {
+        Scenario::from_toml(text).expect_err("scenario should be rejected")
+    }
+
+    #[test]
+    fn minimal_scenario_parses_with_defaults() {
+        let scenario = Scenario::from_toml(MINIMAL).unwrap();
+        assert_eq!(scenario.simulation.seed, 1);
+        assert_eq!(scenario.simulation.sample_interval.nanos(), 100 * NANOS_PER_MILLI);
+        let resolved = scenario.resolved();
+        assert_eq!(resolved.tcp.mss, Some(Bytes(1448)));
+        assert_eq!(resolved.flows[0].params["beta"], 0.7);
+        // The resolved scenario round-trips through TOML.
+        let again = Scenario::from_toml(&resolved.to_toml()).unwrap();
+        assert_eq!(again.to_toml(), resolved.to_toml());
+    }
+
+    #[test]
+    fn unit_errors_name_the_key() {
+        let err = error_of(&MINIMAL.replace("\"10Mbps\"", "\"10MB\""));
+        assert_eq!(err.key, "topology.bottleneck.rate");
+        assert!(err.message.contains("unknown unit 'MB'"), "{err}");
+        let err = error_of(&MINIMAL.replace("\"10Mbps\"", "\"-3Mbps\""));
+        assert!(err.message.contains("negative"), "{err}");
+        let err = error_of(&MINIMAL.replace("\"5s\"", "5"));
+        assert_eq!(err.key, "simulation.duration");
+        assert!(err.message.contains("no unit"), "{err}");
+    }
+
+    #[test]
+    fn unknown_keys_and_algorithms_are_rejected() {
+        let err = error_of(&MINIMAL.replace("cc = \"cubic\"", "cc = \"cubik\""));
+        assert_eq!(err.key, "flows[0].cc");
+        assert!(err.message.contains("available: reno, newreno, cubic"), "{err}");
+        let err = error_of(&MINIMAL.replace("[simulation]", "[simulation]\nsed = 3"));
+        assert!(err.message.contains("unknown field `sed`"), "{err}");
+        let err = error_of(&MINIMAL.replace("cc = \"cubic\"", "cc = \"cubic\"\nparams = { beta = 2.0 }"));
+        assert_eq!(err.key, "flows[0].params");
+        assert!(err.message.contains("beta = 2.0"), "{err}");
+    }
+
+    #[test]
+    fn meaning_errors_name_the_key() {
+        let err = error_of(&MINIMAL.replace("[[flows]]", "[tcp]\nmin_rto = \"0s\"\n[[flows]]"));
+        assert_eq!(err.key, "tcp.min_rto");
+        let text = MINIMAL.replace("cc = \"cubic\"", "protocol = \"udp\"");
+        let err = error_of(&text);
+        assert_eq!(err.key, "flows[0].rate");
+        let err = error_of(&MINIMAL.replace(
+            "delay = \"10ms\" }",
+            "delay = \"10ms\", forward = { loss = { model = \"bernoulli\", p = 1.5 } } }",
+        ));
+        assert_eq!(err.key, "topology.bottleneck.forward.loss.p");
+    }
+}

@@ -1,0 +1,424 @@
+//! The scenario model: every key a scenario file may hold, as serde types. Unknown keys are
+//! rejected at parse time; what the values mean is checked in `validate.rs`, and the defaults of
+//! unset keys are written out in `defaults.rs`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+
+use crate::tcp::RecoveryMode;
+use crate::time::NANOS_PER_MILLI;
+use crate::units::{Buffer, Bytes, Duration, Rate};
+
+/// The receiver's ACK-delay mode is the TCP layer's type; a scenario names it in `tcp.ack_delay`.
+pub use crate::tcp::AckDelayMode;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    pub simulation: SimulationSpec,
+    pub topology: TopologySpec,
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    pub flows: Vec<FlowSpec>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationSpec {
+    pub duration: Duration,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Run index: with the seed, selects the random streams (repetitions of one scenario).
+    #[serde(default)]
+    pub run: u64,
+    #[serde(default = "default_sample_interval")]
+    pub sample_interval: Duration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TopologyKind {
+    /// N senders -> left router -> bottleneck -> right router -> N receivers; one pair per flow.
+    Dumbbell,
+    /// Routers r0 .. r(n-1) in a line; flows enter and leave at any router.
+    Chain,
+    /// Named nodes and links given one by one.
+    Custom,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologySpec {
+    pub kind: TopologyKind,
+    /// Dumbbell: the link between the two routers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<LinkSpec>,
+    /// Dumbbell and chain: the links from hosts to routers (default: 10x the fastest core link,
+    /// 1 ms, 1000 packets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<LinkSpec>,
+    /// Chain: number of routers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routers: Option<u32>,
+    /// Chain: the links r0-r1, r1-r2, ... (one entry applies to every hop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hops: Option<Vec<LinkSpec>>,
+    /// Custom: node names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<String>>,
+    /// Custom: links with `from` and `to`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<LinkSpec>>,
+    /// RTT that "BDP" buffers refer to; default: the mean base RTT of the flows crossing the link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bdp_rtt: Option<Duration>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueKind {
+    #[default]
+    #[serde(rename = "droptail")]
+    DropTail,
+    Red,
+    Codel,
+    FqCodel,
+}
+
+/// A queue discipline and its parameters. In a scenario either a name (`queue = "codel"`) or a
+/// table (`queue = { kind = "red", max_p = 0.1 }`); unset parameters take the defaults in
+/// docs/queues.
+#[derive(Clone, Debug, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    pub kind: QueueKind,
+    /// RED: thresholds of the average queue (default: buffer / 6 and buffer / 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_th: Option<Buffer>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_th: Option<Buffer>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub w_q: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_p: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gentle: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub byte_mode: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_decay: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_packet_size: Option<Bytes>,
+    /// RED, CoDel, FQ-CoDel: mark ECN-capable packets instead of dropping them early.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+    /// CoDel and FQ-CoDel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Duration>,
+    /// FQ-CoDel: number of sub-queues and the DRR quantum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flows: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantum: Option<Bytes>,
+}
+
+/// Reads `queue` as a name or as a table, keeping serde's errors (and their key paths).
+fn deserialize_queue<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<QueueSpec, D::Error> {
+    struct QueueVisitor;
+    impl<'de> serde::de::Visitor<'de> for QueueVisitor {
+        type Value = QueueSpec;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a queue name (\"droptail\", \"red\", \"codel\", \"fq_codel\") or a table with `kind`")
+        }
+        fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<QueueSpec, E> {
+            let kind = QueueKind::deserialize(serde::de::value::StrDeserializer::<E>::new(name))?;
+            Ok(QueueSpec { kind, ..QueueSpec::default() })
+        }
+        fn visit_map<M: serde::de::MapAccess<'de>>(self, map: M) -> Result<QueueSpec, M::Error> {
+            QueueSpec::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+        }
+    }
+    deserializer.deserialize_any(QueueVisitor)
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Custom topologies: the nodes the link joins (forward is from -> to).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Duration,
+    #[serde(default = "default_buffer")]
+    pub buffer: Buffer,
+    #[serde(default, deserialize_with = "deserialize_queue")]
+    pub queue: QueueSpec,
+    /// Exact receiver-based delay control (Active Delay Control): stamp packets with the delay a
+    /// large FIFO at this link's rate would give them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rdc_stamp: bool,
+    /// Drop-tail only: mark ECN-capable packets CE when this many packets are already queued.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_mark_threshold: Option<Buffer>,
+    #[serde(default, skip_serializing_if = "DirectionSpec::is_empty")]
+    pub forward: DirectionSpec,
+    #[serde(default, skip_serializing_if = "DirectionSpec::is_empty")]
+    pub reverse: DirectionSpec,
+}
+
+/// Settings of one direction of a link.
+#[derive(Clone, Debug, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DirectionSpec {
+    /// Overrides the link's buffer for this direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Buffer>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<JitterSpec>,
+    /// Windows in which every packet is lost.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outages: Vec<OutageSpec>,
+    /// Rate changes over time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rate_schedule: Vec<RateStep>,
+    /// Propagation delay changes over time (a route change, a satellite hop): packets leaving
+    /// after a step take the new delay.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub delay_schedule: Vec<DelayStep>,
+}
+
+impl DirectionSpec {
+    /// Nothing set: the direction is left out when a scenario is written back.
+    fn is_empty(&self) -> bool {
+        self.buffer.is_none()
+            && self.loss.is_none()
+            && self.jitter.is_none()
+            && self.outages.is_empty()
+            && self.rate_schedule.is_empty()
+            && self.delay_schedule.is_empty()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossModelKind {
+    Bernoulli,
+    GilbertElliott,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LossSpec {
+    pub model: LossModelKind,
+    /// Bernoulli: loss probability per packet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p: Option<f64>,
+    /// Gilbert-Elliott: transition probabilities per packet and loss probability in each state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_good_to_bad: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_bad_to_good: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_in_good: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_in_bad: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JitterKind {
+    Uniform,
+    Normal,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JitterSpec {
+    pub distribution: JitterKind,
+    /// Uniform: extra delay drawn from [0, max].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<Duration>,
+    /// Normal: mean and standard deviation of the extra delay (clamped at 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub std: Option<Duration>,
+    /// Allow packets to overtake each other.
+    #[serde(default)]
+    pub reorder: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutageSpec {
+    pub at: Duration,
+    pub duration: Duration,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateStep {
+    pub at: Duration,
+    pub rate: Rate,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DelayStep {
+    pub at: Duration,
+    pub delay: Duration,
+}
+
+/// TCP options; every key is optional and falls back to [`TcpSpec::defaults`].
+#[derive(Clone, Debug, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mss: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<Bytes>,
+    /// Initial window in segments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_window: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<RecoveryMode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited_transmit: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate_threshold: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rto: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_rto: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rto: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_granularity: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack_count: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack_timeout: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_window: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<bool>,
+    /// Receiver-based delay control (Active Delay Control): "none", "exact_rdc" (hold each ACK
+    /// for the delay routers stamped) or "one_bit_rdc" (a delay the receiver adapts from CE).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_delay: Option<AckDelayMode>,
+    /// Largest receiver-side ACK delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_delay_max: Option<Duration>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    #[default]
+    Tcp,
+    Udp,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum OnOffDistribution {
+    #[default]
+    Constant,
+    Exponential,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub protocol: Protocol,
+    /// TCP: the congestion control algorithm's registered name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<String>,
+    /// TCP: the algorithm's parameters.
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub params: Value,
+    /// How many identical flows this entry stands for.
+    #[serde(default = "default_count")]
+    pub count: u32,
+    #[serde(default)]
+    pub start: Duration,
+    /// Each flow starts at a uniformly random time in [start, start + start_spread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_spread: Option<Duration>,
+    /// The application stops writing (TCP) or sending (UDP) at this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
+    /// TCP: a finite transfer of this many bytes (default: unlimited).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Bytes>,
+    /// TCP: the application writes at this rate (default: as fast as TCP sends). UDP: the
+    /// constant bit rate (required).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// UDP: datagram size on the wire (default 1500B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet_size: Option<Bytes>,
+    /// On/off application: active for `on_time`, silent for `off_time`, repeating.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_time: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off_time: Option<Duration>,
+    #[serde(default)]
+    pub on_off_distribution: OnOffDistribution,
+    /// TCP options for these flows, over the scenario's `[tcp]` table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpSpec>,
+    /// Dumbbell: one-way delay of the sender's access link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_delay: Option<Duration>,
+    /// Chain and custom topologies: the node the flow enters at and the one it leaves at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+}
+
+// What an absent key deserialises to (serde `default = "..."`); the defaults that depend on the rest
+// of the scenario are filled in by `Scenario::resolved` in defaults.rs.
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// Time-series resolution: 100 ms.
+fn default_sample_interval() -> Duration {
+    Duration(100 * NANOS_PER_MILLI)
+}
+
+/// A link's buffer: one bandwidth-delay product.
+fn default_buffer() -> Buffer {
+    Buffer::Bdp(1.0)
+}
+
+/// A `[[flows]]` entry stands for one flow.
+fn default_count() -> u32 {
+    1
+}

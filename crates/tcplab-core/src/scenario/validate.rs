@@ -1,0 +1,495 @@
+//! Validation: everything serde cannot check. Ranges, keys that only apply to some kinds, required
+//! combinations and references between sections. Every error names the key, the value and what is
+//! allowed; the first problem found is reported.
+
+use super::error::ScenarioError;
+use super::model::{
+    DirectionSpec, FlowSpec, JitterKind, JitterSpec, LinkSpec, LossModelKind, LossSpec, Protocol, QueueKind, QueueSpec,
+    Scenario, TopologyKind,
+};
+use crate::cc;
+use crate::units::Buffer;
+
+impl Scenario {
+    /// Checks everything serde cannot: ranges, required combinations, references.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        if self.simulation.duration.nanos() == 0 {
+            return Err(ScenarioError::new("simulation.duration", "must be more than 0s"));
+        }
+        if self.simulation.sample_interval.nanos() == 0 {
+            return Err(ScenarioError::new("simulation.sample_interval", "must be more than 0s"));
+        }
+        self.tcp.to_config("tcp")?;
+        self.validate_topology()?;
+        if self.flows.is_empty() {
+            return Err(ScenarioError::new("flows", "at least one [[flows]] entry is required"));
+        }
+        let node_names: Vec<String> = self.node_names();
+        for (index, flow) in self.flows.iter().enumerate() {
+            self.validate_flow(&format!("flows[{index}]"), flow, &node_names)?;
+        }
+        Ok(())
+    }
+
+    fn node_names(&self) -> Vec<String> {
+        match self.topology.kind {
+            TopologyKind::Dumbbell => vec![],
+            TopologyKind::Chain => (0..self.topology.routers.unwrap_or(0)).map(|i| format!("r{i}")).collect(),
+            TopologyKind::Custom => self.topology.nodes.clone().unwrap_or_default(),
+        }
+    }
+
+    fn validate_topology(&self) -> Result<(), ScenarioError> {
+        let topology = &self.topology;
+        match topology.kind {
+            TopologyKind::Dumbbell => self.validate_dumbbell()?,
+            TopologyKind::Chain => self.validate_chain()?,
+            TopologyKind::Custom => self.validate_custom()?,
+        }
+        if let Some(access) = &topology.access {
+            validate_link("topology.access", access, false)?;
+        }
+        if topology.bdp_rtt.is_some_and(|d| d.nanos() == 0) {
+            return Err(ScenarioError::new("topology.bdp_rtt", "must be more than 0s"));
+        }
+        Ok(())
+    }
+
+    fn validate_dumbbell(&self) -> Result<(), ScenarioError> {
+        let topology = &self.topology;
+        let bottleneck = topology.bottleneck.as_ref().ok_or_else(|| {
+            ScenarioError::new("topology.bottleneck", "a dumbbell needs a [topology.bottleneck] link")
+        })?;
+        validate_link("topology.bottleneck", bottleneck, false)?;
+        forbid(topology.kind, topology.routers.is_some(), "routers", "chain")?;
+        forbid(topology.kind, topology.hops.is_some(), "hops", "chain")?;
+        forbid(topology.kind, topology.nodes.is_some(), "nodes", "custom")?;
+        forbid(topology.kind, topology.links.is_some(), "links", "custom")?;
+        Ok(())
+    }
+
+    fn validate_chain(&self) -> Result<(), ScenarioError> {
+        let topology = &self.topology;
+        let routers = topology
+            .routers
+            .ok_or_else(|| ScenarioError::new("topology.routers", "a chain needs the number of routers (2 or more)"))?;
+        if !(2..=1000).contains(&routers) {
+            return Err(ScenarioError::new("topology.routers", format!("{routers} is outside 2 to 1000")));
+        }
+        let hops = topology.hops.as_ref().ok_or_else(|| {
+            ScenarioError::new("topology.hops", "a chain needs [[topology.hops]]: one link, or one per hop")
+        })?;
+        if hops.len() != 1 && hops.len() != routers as usize - 1 {
+            return Err(ScenarioError::new(
+                "topology.hops",
+                format!("has {} entries; give 1 (used for every hop) or {} (one per hop)", hops.len(), routers - 1),
+            ));
+        }
+        for (i, hop) in hops.iter().enumerate() {
+            validate_link(&format!("topology.hops[{i}]"), hop, false)?;
+        }
+        forbid(topology.kind, topology.bottleneck.is_some(), "bottleneck", "dumbbell")?;
+        forbid(topology.kind, topology.nodes.is_some(), "nodes", "custom")?;
+        forbid(topology.kind, topology.links.is_some(), "links", "custom")?;
+        Ok(())
+    }
+
+    fn validate_custom(&self) -> Result<(), ScenarioError> {
+        let topology = &self.topology;
+        let nodes = topology
+            .nodes
+            .as_ref()
+            .ok_or_else(|| ScenarioError::new("topology.nodes", "a custom topology needs a list of node names"))?;
+        for (i, node) in nodes.iter().enumerate() {
+            if node.is_empty() || nodes[..i].contains(node) {
+                return Err(ScenarioError::new(
+                    format!("topology.nodes[{i}]"),
+                    format!("'{node}' is empty or named twice; node names must be unique"),
+                ));
+            }
+        }
+        let links = topology
+            .links
+            .as_ref()
+            .ok_or_else(|| ScenarioError::new("topology.links", "a custom topology needs [[topology.links]]"))?;
+        for (i, link) in links.iter().enumerate() {
+            let key = format!("topology.links[{i}]");
+            validate_link(&key, link, true)?;
+            for (end, value) in [("from", &link.from), ("to", &link.to)] {
+                if !nodes.contains(value.as_ref().expect("validate_link checks from/to")) {
+                    return Err(ScenarioError::new(
+                        format!("{key}.{end}"),
+                        format!("'{}' is not a node; known: {}", value.as_ref().unwrap(), nodes.join(", ")),
+                    ));
+                }
+            }
+        }
+        forbid(topology.kind, topology.bottleneck.is_some(), "bottleneck", "dumbbell")?;
+        forbid(topology.kind, topology.access.is_some(), "access", "dumbbell and chain")?;
+        forbid(topology.kind, topology.routers.is_some(), "routers", "chain")?;
+        forbid(topology.kind, topology.hops.is_some(), "hops", "chain")?;
+        Ok(())
+    }
+
+    fn validate_flow(&self, key: &str, flow: &FlowSpec, node_names: &[String]) -> Result<(), ScenarioError> {
+        if flow.count == 0 || flow.count > 100_000 {
+            return Err(ScenarioError::new(format!("{key}.count"), format!("{} is outside 1 to 100000", flow.count)));
+        }
+        match flow.protocol {
+            Protocol::Tcp => self.validate_tcp_flow(key, flow)?,
+            Protocol::Udp => validate_udp_flow(key, flow)?,
+        }
+        validate_flow_timing(key, flow)?;
+        self.validate_flow_placement(key, flow, node_names)
+    }
+
+    fn validate_tcp_flow(&self, key: &str, flow: &FlowSpec) -> Result<(), ScenarioError> {
+        let name = flow.cc.as_ref().ok_or_else(|| {
+            ScenarioError::new(
+                format!("{key}.cc"),
+                format!("a TCP flow needs an algorithm; available: {}", cc::names().join(", ")),
+            )
+        })?;
+        let info = cc::ConnectionInfo { mss: 1448, initial_window_segments: 10, seed: 1 };
+        if cc::find(name).is_none() {
+            return Err(ScenarioError::new(
+                format!("{key}.cc"),
+                format!("unknown algorithm '{name}'; available: {}", cc::names().join(", ")),
+            ));
+        }
+        cc::create(name, &flow.params, info).map_err(|e| ScenarioError::new(format!("{key}.params"), e))?;
+        let tcp = flow.tcp.clone().unwrap_or_default().over(&self.tcp);
+        tcp.to_config(&format!("{key}.tcp"))?;
+        if flow.packet_size.is_some() {
+            return Err(ScenarioError::new(
+                format!("{key}.packet_size"),
+                "only applies to UDP flows (TCP uses tcp.mss)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Where a flow enters and leaves: dumbbells place it themselves, other topologies name nodes.
+    fn validate_flow_placement(&self, key: &str, flow: &FlowSpec, node_names: &[String]) -> Result<(), ScenarioError> {
+        match self.topology.kind {
+            TopologyKind::Dumbbell => {
+                for (field, present) in [("from", flow.from.is_some()), ("to", flow.to.is_some())] {
+                    if present {
+                        return Err(ScenarioError::new(
+                            format!("{key}.{field}"),
+                            "dumbbell flows get their own sender and receiver; from/to apply to chain and custom topologies",
+                        ));
+                    }
+                }
+            }
+            TopologyKind::Chain | TopologyKind::Custom => {
+                if flow.access_delay.is_some() {
+                    return Err(ScenarioError::new(
+                        format!("{key}.access_delay"),
+                        "only applies to dumbbell topologies",
+                    ));
+                }
+                for (field, value) in [("from", &flow.from), ("to", &flow.to)] {
+                    let value = value.as_ref().ok_or_else(|| {
+                        ScenarioError::new(
+                            format!("{key}.{field}"),
+                            format!("is required; known nodes: {}", node_names.join(", ")),
+                        )
+                    })?;
+                    if !node_names.contains(value) {
+                        return Err(ScenarioError::new(
+                            format!("{key}.{field}"),
+                            format!("'{value}' is not a node; known: {}", node_names.join(", ")),
+                        ));
+                    }
+                }
+                if flow.from == flow.to {
+                    return Err(ScenarioError::new(format!("{key}.to"), "must differ from `from`"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl QueueSpec {
+    fn validate(&self, key: &str) -> Result<(), ScenarioError> {
+        let only = |present: bool, field: &str, kinds: &str| {
+            if present {
+                Err(ScenarioError::new(format!("{key}.{field}"), format!("only applies to {kinds} queues")))
+            } else {
+                Ok(())
+            }
+        };
+        let is = |kinds: &[QueueKind]| kinds.contains(&self.kind);
+        use QueueKind::*;
+        only(!is(&[Red]) && self.min_th.is_some(), "min_th", "red")?;
+        only(!is(&[Red]) && self.max_th.is_some(), "max_th", "red")?;
+        only(!is(&[Red]) && self.w_q.is_some(), "w_q", "red")?;
+        only(!is(&[Red]) && self.max_p.is_some(), "max_p", "red")?;
+        only(!is(&[Red]) && self.gentle.is_some(), "gentle", "red")?;
+        only(!is(&[Red]) && self.wait.is_some(), "wait", "red")?;
+        only(!is(&[Red]) && self.byte_mode.is_some(), "byte_mode", "red")?;
+        only(!is(&[Red]) && self.idle_decay.is_some(), "idle_decay", "red")?;
+        only(!is(&[Red]) && self.mean_packet_size.is_some(), "mean_packet_size", "red")?;
+        only(is(&[DropTail]) && self.ecn.is_some(), "ecn", "red, codel and fq_codel")?;
+        only(!is(&[Codel, FqCodel]) && self.target.is_some(), "target", "codel and fq_codel")?;
+        only(!is(&[Codel, FqCodel]) && self.interval.is_some(), "interval", "codel and fq_codel")?;
+        only(!is(&[FqCodel]) && self.flows.is_some(), "flows", "fq_codel")?;
+        only(!is(&[FqCodel]) && self.quantum.is_some(), "quantum", "fq_codel")?;
+        for (field, value) in [("w_q", self.w_q), ("max_p", self.max_p)] {
+            if let Some(v) = value {
+                if !(v > 0.0 && v <= 1.0) {
+                    return Err(ScenarioError::new(format!("{key}.{field}"), format!("{v} is outside (0, 1]")));
+                }
+            }
+        }
+        if let (Some(min), Some(max)) = (self.min_th, self.max_th) {
+            let same_unit = matches!(
+                (min, max),
+                (Buffer::Packets(_), Buffer::Packets(_))
+                    | (Buffer::Bytes(_), Buffer::Bytes(_))
+                    | (Buffer::Bdp(_), Buffer::Bdp(_))
+            );
+            let ordered = match (min, max) {
+                (Buffer::Packets(a), Buffer::Packets(b)) | (Buffer::Bytes(a), Buffer::Bytes(b)) => a < b,
+                (Buffer::Bdp(a), Buffer::Bdp(b)) => a < b,
+                _ => true,
+            };
+            if !same_unit || !ordered {
+                return Err(ScenarioError::new(
+                    format!("{key}.max_th"),
+                    format!("{max} must be above min_th {min}, in the same unit"),
+                ));
+            }
+        }
+        if self.interval.is_some_and(|d| d.nanos() == 0) || self.target.is_some_and(|d| d.nanos() == 0) {
+            return Err(ScenarioError::new(format!("{key}.target"), "target and interval must be more than 0s"));
+        }
+        if let Some(flows) = self.flows {
+            if !(1..=65_536).contains(&flows) {
+                return Err(ScenarioError::new(format!("{key}.flows"), format!("{flows} is outside 1 to 65536")));
+            }
+        }
+        if self.quantum.is_some_and(|q| q.0 < 64) || self.mean_packet_size.is_some_and(|m| m.0 == 0) {
+            return Err(ScenarioError::new(
+                format!("{key}.quantum"),
+                "quantum must be at least 64B and mean_packet_size more than 0B",
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn validate_udp_flow(key: &str, flow: &FlowSpec) -> Result<(), ScenarioError> {
+    if flow.rate.is_none() {
+        return Err(ScenarioError::new(format!("{key}.rate"), "a UDP flow needs a rate, e.g. \"10Mbps\""));
+    }
+    for (field, present) in [
+        ("cc", flow.cc.is_some()),
+        ("params", !flow.params.is_null()),
+        ("size", flow.size.is_some()),
+        ("tcp", flow.tcp.is_some()),
+    ] {
+        if present {
+            return Err(ScenarioError::new(format!("{key}.{field}"), "only applies to TCP flows"));
+        }
+    }
+    if let Some(size) = flow.packet_size {
+        if !(29..=65_535).contains(&size.0) {
+            return Err(ScenarioError::new(format!("{key}.packet_size"), format!("{size} is outside 29B to 65535B")));
+        }
+    }
+    Ok(())
+}
+
+/// Size, stop time and on/off periods.
+fn validate_flow_timing(key: &str, flow: &FlowSpec) -> Result<(), ScenarioError> {
+    if flow.size.is_some_and(|s| s.0 == 0) {
+        return Err(ScenarioError::new(format!("{key}.size"), "must be at least 1B"));
+    }
+    if let (Some(stop), start) = (flow.stop, flow.start) {
+        if stop <= start {
+            return Err(ScenarioError::new(format!("{key}.stop"), format!("{stop} is not after start {start}")));
+        }
+    }
+    match (flow.on_time, flow.off_time) {
+        (Some(on), Some(off)) if on.nanos() == 0 || off.nanos() == 0 => {
+            return Err(ScenarioError::new(format!("{key}.on_time"), "on_time and off_time must be more than 0s"))
+        }
+        (Some(_), None) | (None, Some(_)) => {
+            return Err(ScenarioError::new(format!("{key}.on_time"), "give both on_time and off_time, or neither"))
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// An error when `present`: `topology.{key}` belongs to other kinds of topology.
+fn forbid(kind: TopologyKind, present: bool, key: &str, kinds: &str) -> Result<(), ScenarioError> {
+    if present {
+        Err(ScenarioError::new(
+            format!("topology.{key}"),
+            format!("only applies to {kinds} topologies, not '{}'", kind_name(kind)),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+fn kind_name(kind: TopologyKind) -> &'static str {
+    match kind {
+        TopologyKind::Dumbbell => "dumbbell",
+        TopologyKind::Chain => "chain",
+        TopologyKind::Custom => "custom",
+    }
+}
+
+fn validate_link(key: &str, link: &LinkSpec, needs_ends: bool) -> Result<(), ScenarioError> {
+    validate_link_ends(key, link, needs_ends)?;
+    link.queue.validate(&format!("{key}.queue"))?;
+    if link.ecn_mark_threshold.is_some() && link.queue.kind != QueueKind::DropTail {
+        return Err(ScenarioError::new(
+            format!("{key}.ecn_mark_threshold"),
+            "applies to droptail queues; RED, CoDel and FQ-CoDel mark with `ecn = true`",
+        ));
+    }
+    if let Some(threshold) = link.ecn_mark_threshold {
+        if !matches!(threshold, Buffer::Packets(n) if n >= 1) {
+            return Err(ScenarioError::new(
+                format!("{key}.ecn_mark_threshold"),
+                format!("{threshold} must be a number of packets, at least 1 (e.g. \"20p\")"),
+            ));
+        }
+    }
+    for (direction, spec) in [("forward", &link.forward), ("reverse", &link.reverse)] {
+        validate_direction(&format!("{key}.{direction}"), spec)?;
+    }
+    Ok(())
+}
+
+/// Custom topologies' links name the nodes they join; other links must not.
+fn validate_link_ends(key: &str, link: &LinkSpec, needs_ends: bool) -> Result<(), ScenarioError> {
+    if needs_ends {
+        for (end, value) in [("from", &link.from), ("to", &link.to)] {
+            if value.is_none() {
+                return Err(ScenarioError::new(format!("{key}.{end}"), "is required for links of a custom topology"));
+            }
+        }
+        if link.from == link.to {
+            return Err(ScenarioError::new(format!("{key}.to"), "a link must join two different nodes"));
+        }
+    } else {
+        for (end, value) in [("from", &link.from), ("to", &link.to)] {
+            if value.is_some() {
+                return Err(ScenarioError::new(
+                    format!("{key}.{end}"),
+                    "only links of a custom topology name their nodes",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Loss, jitter, outages and schedules of one direction of a link.
+fn validate_direction(key: &str, spec: &DirectionSpec) -> Result<(), ScenarioError> {
+    if let Some(loss) = &spec.loss {
+        validate_loss(&format!("{key}.loss"), loss)?;
+    }
+    if let Some(jitter) = &spec.jitter {
+        validate_jitter(&format!("{key}.jitter"), jitter)?;
+    }
+    for (i, outage) in spec.outages.iter().enumerate() {
+        if outage.duration.nanos() == 0 {
+            return Err(ScenarioError::new(format!("{key}.outages[{i}].duration"), "must be more than 0s"));
+        }
+    }
+    for (i, step) in spec.rate_schedule.iter().enumerate().skip(1) {
+        if step.at <= spec.rate_schedule[i - 1].at {
+            return Err(ScenarioError::new(
+                format!("{key}.rate_schedule[{i}].at"),
+                "rate steps must be in increasing time order",
+            ));
+        }
+    }
+    for (i, step) in spec.delay_schedule.iter().enumerate().skip(1) {
+        if step.at <= spec.delay_schedule[i - 1].at {
+            return Err(ScenarioError::new(
+                format!("{key}.delay_schedule[{i}].at"),
+                "delay steps must be in increasing time order",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn validate_loss(key: &str, loss: &LossSpec) -> Result<(), ScenarioError> {
+    match loss.model {
+        LossModelKind::Bernoulli => {
+            check_probability(format!("{key}.p"), loss.p, true)?;
+            for (field, value) in [
+                ("p_good_to_bad", loss.p_good_to_bad),
+                ("p_bad_to_good", loss.p_bad_to_good),
+                ("loss_in_good", loss.loss_in_good),
+                ("loss_in_bad", loss.loss_in_bad),
+            ] {
+                if value.is_some() {
+                    return Err(ScenarioError::new(
+                        format!("{key}.{field}"),
+                        "only applies to model = \"gilbert_elliott\"",
+                    ));
+                }
+            }
+        }
+        LossModelKind::GilbertElliott => {
+            if loss.p.is_some() {
+                return Err(ScenarioError::new(format!("{key}.p"), "only applies to model = \"bernoulli\""));
+            }
+            check_probability(format!("{key}.p_good_to_bad"), loss.p_good_to_bad, true)?;
+            check_probability(format!("{key}.p_bad_to_good"), loss.p_bad_to_good, true)?;
+            check_probability(format!("{key}.loss_in_good"), loss.loss_in_good, false)?;
+            check_probability(format!("{key}.loss_in_bad"), loss.loss_in_bad, false)?;
+        }
+    }
+    Ok(())
+}
+
+fn validate_jitter(key: &str, jitter: &JitterSpec) -> Result<(), ScenarioError> {
+    match jitter.distribution {
+        JitterKind::Uniform => {
+            if jitter.max.is_none() {
+                return Err(ScenarioError::new(format!("{key}.max"), "uniform jitter needs max, e.g. \"2ms\""));
+            }
+            if jitter.mean.is_some() || jitter.std.is_some() {
+                return Err(ScenarioError::new(
+                    format!("{key}.mean"),
+                    "mean and std apply to distribution = \"normal\"",
+                ));
+            }
+        }
+        JitterKind::Normal => {
+            if jitter.mean.is_none() || jitter.std.is_none() {
+                return Err(ScenarioError::new(
+                    format!("{key}.std"),
+                    "normal jitter needs mean and std, e.g. \"1ms\" and \"0.5ms\"",
+                ));
+            }
+            if jitter.max.is_some() {
+                return Err(ScenarioError::new(format!("{key}.max"), "max applies to distribution = \"uniform\""));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_probability(key: String, value: Option<f64>, required: bool) -> Result<(), ScenarioError> {
+    match value {
+        None if required => Err(ScenarioError::new(key, "is required: a probability from 0 to 1")),
+        None => Ok(()),
+        Some(p) if !(0.0..=1.0).contains(&p) || p.is_nan() => {
+            Err(ScenarioError::new(key, format!("{p} is not a probability: allowed 0 to 1")))
+        }
+        Some(_) => Ok(()),
+    }
+}
