@@ -1,11 +1,15 @@
 //! tcplab-core: a fast, deterministic packet-level simulator for TCP congestion control.
 //!
-//! Layers: `time` and `units` (integer nanoseconds, bits per second, bytes), `sim` (event queue,
-//! RNG streams), `net` (packets, queues, channels, routing), `tcp` (sender and receiver), `cc`
-//! (the algorithm trait and the algorithms), `scenario` (the TOML model), `simulation` (the event
-//! loop that ties them together) and `results` (columnar output).
+//! Layers, each using only the ones before it (docs/architecture.md): `time` and `units` (integer
+//! nanoseconds, bits per second, bytes), `sim` (event queue, RNG streams), `net` (packets, queues,
+//! channels, routing), `cc` (the algorithm trait and the algorithms), `tcp` (sender and receiver),
+//! `traffic` (application sources), `results` (the output tables' shape), `metrics` (samples and
+//! tables from the counters), `scenario` (the TOML model, its validation and defaults) and
+//! `simulation` (the build of a network from a scenario, and the event loop that ties them
+//! together).
 
 pub mod cc;
+pub mod metrics;
 pub mod net;
 pub mod results;
 pub mod scenario;
@@ -13,6 +17,7 @@ pub mod sim;
 pub mod simulation;
 pub mod tcp;
 pub mod time;
+pub mod traffic;
 pub mod units;
 
 pub use results::Results;

@@ -26,6 +26,12 @@ pub fn as_secs_f64(t: SimDuration) -> f64 {
     t as f64 / NANOS_PER_SEC as f64
 }
 
+/// Milliseconds as a float, for reporting only.
+#[inline]
+pub fn as_millis_f64(t: SimDuration) -> f64 {
+    t as f64 / NANOS_PER_MILLI as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

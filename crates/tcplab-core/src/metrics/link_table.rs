@@ -1,0 +1,61 @@
+//! One row per link direction at the end of a run, from the channels' own counters; columns and
+//! units in docs/results.md.
+
+use crate::net::channel::Channel;
+use crate::net::topology::Network;
+use crate::results::{Column, Table};
+use crate::time::{as_secs_f64, SimDuration, NANOS_PER_MILLI};
+
+/// The links table. `labels[i]` names channel i: (link name, "forward" or "reverse").
+pub fn link_table(network: &Network, labels: &[(String, &'static str)], duration: SimDuration) -> Table {
+    let duration_s = as_secs_f64(duration);
+    let channels = &network.channels;
+    let nodes = &network.nodes;
+    let stat = |f: &dyn Fn(&Channel) -> u64| Column::U64(channels.iter().map(f).collect());
+    let float = |f: &dyn Fn(&Channel) -> f64| Column::F64(channels.iter().map(f).collect());
+    let mut table = Table::default();
+    table.push("link", Column::Str(labels.iter().map(|(l, _)| l.clone()).collect()));
+    table.push("direction", Column::Str(labels.iter().map(|(_, d)| d.to_string()).collect()));
+    table.push("from", Column::Str(channels.iter().map(|c| nodes[c.from as usize].name.clone()).collect()));
+    table.push("to", Column::Str(channels.iter().map(|c| nodes[c.to as usize].name.clone()).collect()));
+    table.push("rate_bps", stat(&|c| c.rate_bps));
+    table.push("delay_ms", float(&|c| c.delay as f64 / NANOS_PER_MILLI as f64));
+    table.push("buffer", Column::Str(channels.iter().map(|c| c.limit_description.clone()).collect()));
+    table.push("utilization", float(&|c| (as_secs_f64(c.stats.busy_time) / duration_s).min(1.0)));
+    table.push("throughput_bps", float(&|c| c.stats.transmitted_bytes as f64 * 8.0 / duration_s));
+    table.push("offered_packets", stat(&|c| c.stats.offered_packets));
+    table.push("transmitted_packets", stat(&|c| c.stats.transmitted_packets));
+    table.push("transmitted_bytes", stat(&|c| c.stats.transmitted_bytes));
+    table.push("delivered_packets", stat(&|c| c.stats.delivered_packets));
+    table.push("queue_drops", stat(&|c| c.stats.queue_drops));
+    table.push("early_drops", stat(&|c| c.queue.early_drops()));
+    table.push("aqm_drops", stat(&|c| c.stats.aqm_drops));
+    table.push("wire_losses", stat(&|c| c.stats.wire_losses));
+    table.push("ecn_marks", stat(&|c| c.stats.ecn_marks));
+    table.push("queued_packets", stat(&|c| c.queue.len_packets() as u64));
+    table.push("max_queue_packets", stat(&|c| c.stats.max_queue_packets));
+    table.push("max_queue_bytes", stat(&|c| c.stats.max_queue_bytes));
+    table.push("queue_delay_mean_ms", float(&mean_queue_delay_ms));
+    table.push("queue_delay_p50_ms", float(&|c| queue_delay_quantile_ms(c, 0.5)));
+    table.push("queue_delay_p95_ms", float(&|c| queue_delay_quantile_ms(c, 0.95)));
+    table.push("queue_delay_p99_ms", float(&|c| queue_delay_quantile_ms(c, 0.99)));
+    table
+}
+
+fn mean_queue_delay_ms(channel: &Channel) -> f64 {
+    let n = channel.stats.sojourn_us.len();
+    if n == 0 {
+        f64::NAN
+    } else {
+        channel.stats.sojourn_sum as f64 / n as f64 / NANOS_PER_MILLI as f64
+    }
+}
+
+/// A quantile of the time packets spent queued (histogram in microseconds), in milliseconds.
+fn queue_delay_quantile_ms(channel: &Channel, quantile: f64) -> f64 {
+    if channel.stats.sojourn_us.is_empty() {
+        f64::NAN
+    } else {
+        channel.stats.sojourn_us.value_at_quantile(quantile) as f64 / 1000.0
+    }
+}

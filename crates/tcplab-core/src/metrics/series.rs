@@ -1,0 +1,92 @@
+//! Time series sampled every `simulation.sample_interval`: one row per flow and one per link
+//! direction at each sample, kept as columns while the run goes on.
+
+use crate::results::{Column, Table};
+
+/// One flow at one sampling instant. NaN where a value does not apply (a UDP flow's window, a flow
+/// that has not started).
+pub struct FlowSample {
+    pub time_s: f64,
+    pub flow_id: u64,
+    pub cwnd_bytes: f64,
+    pub ssthresh_bytes: f64,
+    pub srtt_ms: f64,
+    pub in_flight_bytes: f64,
+    /// Payload delivered since the previous sample, in bits per second.
+    pub throughput_bps: f64,
+    pub state: &'static str,
+}
+
+/// One link direction's queue at one sampling instant.
+pub struct QueueSample<'a> {
+    pub time_s: f64,
+    pub link: &'a str,
+    pub direction: &'static str,
+    pub packets: u64,
+    pub bytes: u64,
+}
+
+/// Columns of both time series, filled as samples are taken.
+#[derive(Default)]
+pub struct TimeSeries {
+    flow_time: Vec<f64>,
+    flow_id: Vec<u64>,
+    cwnd: Vec<f64>,
+    ssthresh: Vec<f64>,
+    srtt_ms: Vec<f64>,
+    in_flight: Vec<f64>,
+    throughput: Vec<f64>,
+    state: Vec<&'static str>,
+    queue_time: Vec<f64>,
+    queue_link: Vec<String>,
+    queue_direction: Vec<&'static str>,
+    queue_packets: Vec<u64>,
+    queue_bytes: Vec<u64>,
+}
+
+impl TimeSeries {
+    pub fn push_flow(&mut self, sample: FlowSample) {
+        self.flow_time.push(sample.time_s);
+        self.flow_id.push(sample.flow_id);
+        self.cwnd.push(sample.cwnd_bytes);
+        self.ssthresh.push(sample.ssthresh_bytes);
+        self.srtt_ms.push(sample.srtt_ms);
+        self.in_flight.push(sample.in_flight_bytes);
+        self.throughput.push(sample.throughput_bps);
+        self.state.push(sample.state);
+    }
+
+    pub fn push_queue(&mut self, sample: QueueSample) {
+        self.queue_time.push(sample.time_s);
+        self.queue_link.push(sample.link.to_string());
+        self.queue_direction.push(sample.direction);
+        self.queue_packets.push(sample.packets);
+        self.queue_bytes.push(sample.bytes);
+    }
+
+    /// The per-flow series: time_s, flow_id, cwnd_bytes, ssthresh_bytes, srtt_ms, in_flight_bytes,
+    /// throughput_bps, state.
+    pub fn flow_table(&self) -> Table {
+        let mut table = Table::default();
+        table.push("time_s", Column::F64(self.flow_time.clone()));
+        table.push("flow_id", Column::U64(self.flow_id.clone()));
+        table.push("cwnd_bytes", Column::F64(self.cwnd.clone()));
+        table.push("ssthresh_bytes", Column::F64(self.ssthresh.clone()));
+        table.push("srtt_ms", Column::F64(self.srtt_ms.clone()));
+        table.push("in_flight_bytes", Column::F64(self.in_flight.clone()));
+        table.push("throughput_bps", Column::F64(self.throughput.clone()));
+        table.push("state", Column::Str(self.state.iter().map(|state| state.to_string()).collect()));
+        table
+    }
+
+    /// The per-link-direction series: time_s, link, direction, queue_packets, queue_bytes.
+    pub fn queue_table(&self) -> Table {
+        let mut table = Table::default();
+        table.push("time_s", Column::F64(self.queue_time.clone()));
+        table.push("link", Column::Str(self.queue_link.clone()));
+        table.push("direction", Column::Str(self.queue_direction.iter().map(|d| d.to_string()).collect()));
+        table.push("queue_packets", Column::U64(self.queue_packets.clone()));
+        table.push("queue_bytes", Column::U64(self.queue_bytes.clone()));
+        table
+    }
+}

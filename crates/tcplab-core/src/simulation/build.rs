@@ -1,0 +1,418 @@
+//! Building a simulation from a scenario: nodes and links of the topology, each flow's endpoints,
+//! routes, base RTTs, queues sized from the BDPs those RTTs give, and the flows themselves.
+//!
+//! Random streams are keyed by what they serve (channel, queue, flow, algorithm) and its index, so
+//! the build order below fixes which stream each component draws from.
+
+use rand::Rng;
+
+use super::channel_setup::{build_queue, configure_direction};
+use super::flows::{TcpFlow, UdpFlow};
+use super::Simulation;
+use crate::cc::{self, ConnectionInfo};
+use crate::metrics::TimeSeries;
+use crate::net::channel::Channel;
+use crate::net::packet::PacketPool;
+use crate::net::queue::{DropTail, QueueLimit};
+use crate::net::topology::{Link, Network};
+use crate::scenario::{
+    FlowSpec, LinkSpec, OnOffDistribution, Protocol, QueueSpec, Scenario, ScenarioError, TopologyKind, TopologySpec,
+};
+use crate::sim::{rng_stream, unit_f64, Event, EventQueue, StreamKind};
+use crate::tcp::receiver::TcpReceiver;
+use crate::tcp::sender::TcpSender;
+use crate::time::{as_secs_f64, SimDuration};
+use crate::traffic::{Application, OnOff, UdpStats};
+use crate::units::Buffer;
+
+/// A flow's spec, the index of its `[[flows]]` entry (for error keys), and its two end nodes.
+struct FlowPlan<'a> {
+    spec: &'a FlowSpec,
+    entry: usize,
+    source: u32,
+    sink: u32,
+}
+
+/// A channel's queue settings, kept until the BDP its buffer may be measured in is known.
+struct PendingQueue {
+    buffer: Buffer,
+    /// Drop-tail ECN marking threshold, in packets.
+    mark_threshold: Option<u64>,
+    queue: QueueSpec,
+}
+
+/// The network while it is being built.
+struct NetworkBuilder {
+    network: Network,
+    seed: u64,
+    run: u64,
+    /// Per channel, in channel order.
+    pending_queues: Vec<PendingQueue>,
+    /// Per channel: (link name, "forward" or "reverse").
+    channel_labels: Vec<(String, &'static str)>,
+}
+
+/// Base RTTs of the flows and, per channel, the base RTTs of the flows that cross it.
+struct FlowPaths {
+    base_rtts: Vec<SimDuration>,
+    crossing_rtts: Vec<Vec<SimDuration>>,
+}
+
+impl Simulation {
+    pub fn new(scenario: &Scenario) -> Result<Simulation, ScenarioError> {
+        scenario.validate()?;
+        let scenario = scenario.resolved();
+        let mut builder = NetworkBuilder {
+            network: Network::default(),
+            seed: scenario.simulation.seed,
+            run: scenario.simulation.run,
+            pending_queues: Vec::new(),
+            channel_labels: Vec::new(),
+        };
+        let expanded: Vec<(usize, &FlowSpec)> = scenario.expanded_flows().collect();
+        let plans = builder.place(&scenario, &expanded);
+        builder.network.compute_routes();
+        let paths = FlowPaths::measure(&builder.network, &plans)?;
+        builder.install_queues(&scenario.topology, &paths, largest_packet(&plans, &scenario));
+
+        let mut simulation = Simulation {
+            end: scenario.simulation.duration.nanos(),
+            sample_interval: scenario.simulation.sample_interval.nanos(),
+            events: EventQueue::new(),
+            pool: PacketPool::default(),
+            network: builder.network,
+            tcp: Vec::new(),
+            udp: Vec::new(),
+            outbox: Vec::new(),
+            series: TimeSeries::default(),
+            channel_labels: builder.channel_labels,
+            unroutable_packets: 0,
+            // The flows stay in `plans`; the full scenario is stored once they are built.
+            scenario: Scenario { flows: vec![], ..scenario.clone() },
+        };
+        for (id, plan) in plans.iter().enumerate() {
+            simulation.add_flow(id, plan, paths.base_rtts[id])?;
+        }
+        simulation.schedule_link_changes();
+        simulation.scenario = scenario;
+        simulation.events.schedule(0, Event::Sample);
+        Ok(simulation)
+    }
+
+    /// A flow and its application; schedules the flow's start.
+    fn add_flow(&mut self, id: usize, plan: &FlowPlan, base_rtt: SimDuration) -> Result<(), ScenarioError> {
+        let spec = plan.spec;
+        let (seed, run) = (self.scenario.simulation.seed, self.scenario.simulation.run);
+        let mut rng = rng_stream(seed, run, StreamKind::Flow, id as u64);
+        let spread = spec.start_spread.map_or(0, |d| d.nanos());
+        let start = spec.start.nanos() + (unit_f64(&mut rng) * spread as f64) as SimDuration;
+        let on_off = match (spec.on_time, spec.off_time) {
+            (Some(on), Some(off)) => Some(OnOff {
+                on: on.nanos(),
+                off: off.nanos(),
+                exponential: spec.on_off_distribution == OnOffDistribution::Exponential,
+            }),
+            _ => None,
+        };
+        let app = Application::new(start, spec.stop.map(|d| d.nanos()), spec.rate.map(|r| r.bps()), on_off, rng);
+        let name = flow_name(spec, id);
+        match spec.protocol {
+            Protocol::Tcp => self.add_tcp_flow(id, plan, name, app, base_rtt)?,
+            Protocol::Udp => {
+                let index = self.udp.len() as u32;
+                self.udp.push(UdpFlow {
+                    id,
+                    name,
+                    source: plan.source,
+                    sink: plan.sink,
+                    packet_bytes: spec.packet_size.map_or(1500, |b| b.0),
+                    base_rtt,
+                    app,
+                    stats: UdpStats::default(),
+                    received_at_last_sample: 0,
+                });
+                self.events.schedule(start, Event::UdpToggle { source: index });
+            }
+        }
+        Ok(())
+    }
+
+    fn add_tcp_flow(
+        &mut self,
+        id: usize,
+        plan: &FlowPlan,
+        name: String,
+        app: Application,
+        base_rtt: SimDuration,
+    ) -> Result<(), ScenarioError> {
+        let spec = plan.spec;
+        let key = format!("flows[{}]", plan.entry);
+        let tcp_spec = spec.tcp.clone().unwrap_or_default().over(&self.scenario.tcp);
+        let config = tcp_spec.to_config(&format!("{key}.tcp"))?;
+        let algorithm = spec.cc.clone().expect("validated: TCP flows name an algorithm");
+        let (seed, run) = (self.scenario.simulation.seed, self.scenario.simulation.run);
+        let controller = cc::create(
+            &algorithm,
+            &spec.params,
+            ConnectionInfo {
+                mss: config.mss,
+                initial_window_segments: config.initial_window_segments,
+                seed: rng_stream(seed, run, StreamKind::Algorithm, id as u64).next_u64(),
+            },
+        )
+        .map_err(|e| ScenarioError::new(format!("{key}.params"), e))?;
+        let index = self.tcp.len() as u32;
+        let mut sender = TcpSender::new(index, plan.sink, config.clone(), controller);
+        if let Some(size) = spec.size {
+            sender.set_stream_end(size.0);
+        }
+        let start = app.start;
+        self.tcp.push(TcpFlow {
+            id,
+            name,
+            algorithm,
+            source: plan.source,
+            sink: plan.sink,
+            size: spec.size.map(|s| s.0),
+            base_rtt,
+            sender,
+            receiver: TcpReceiver::new(index, plan.source, config),
+            app,
+            delivered_at_last_sample: 0,
+        });
+        self.events.schedule(start, Event::FlowStart { flow: index });
+        Ok(())
+    }
+
+    /// Every link's rate and delay steps, as events.
+    fn schedule_link_changes(&mut self) {
+        for (index, channel) in self.network.channels.iter().enumerate() {
+            for (step, &(at, _)) in channel.rate_schedule.iter().enumerate() {
+                self.events.schedule(at, Event::RateChange { channel: index as u32, index: step as u32 });
+            }
+            for (step, &(at, _)) in channel.delay_schedule.iter().enumerate() {
+                self.events.schedule(at, Event::DelayChange { channel: index as u32, index: step as u32 });
+            }
+        }
+    }
+}
+
+impl NetworkBuilder {
+    /// The topology's nodes and links, and each flow's two end nodes.
+    fn place<'a>(&mut self, scenario: &Scenario, expanded: &[(usize, &'a FlowSpec)]) -> Vec<FlowPlan<'a>> {
+        let access = scenario.topology.access.clone().unwrap_or_else(|| scenario.default_access_link());
+        match scenario.topology.kind {
+            TopologyKind::Dumbbell => self.place_dumbbell(&scenario.topology, &access, expanded),
+            TopologyKind::Chain => self.place_chain(&scenario.topology, &access, expanded),
+            TopologyKind::Custom => self.place_custom(&scenario.topology, expanded),
+        }
+    }
+
+    /// Two routers joined by the bottleneck; every flow gets its own sender and receiver host.
+    fn place_dumbbell<'a>(
+        &mut self,
+        topology: &TopologySpec,
+        access: &LinkSpec,
+        expanded: &[(usize, &'a FlowSpec)],
+    ) -> Vec<FlowPlan<'a>> {
+        let left = self.network.add_node("left", true);
+        let right = self.network.add_node("right", true);
+        let bottleneck = topology.bottleneck.as_ref().expect("validated: dumbbells have a bottleneck");
+        self.add_link("bottleneck", left, right, bottleneck);
+        let mut plans = Vec::with_capacity(expanded.len());
+        for (i, &(entry, spec)) in expanded.iter().enumerate() {
+            let sender = self.network.add_node(&format!("s{i}"), false);
+            let receiver = self.network.add_node(&format!("d{i}"), false);
+            let mut sender_access = access.clone();
+            if let Some(delay) = spec.access_delay {
+                sender_access.delay = delay;
+            }
+            self.add_link(&format!("access-s{i}"), sender, left, &sender_access);
+            self.add_link(&format!("access-d{i}"), right, receiver, access);
+            plans.push(FlowPlan { spec, entry, source: sender, sink: receiver });
+        }
+        plans
+    }
+
+    /// Routers r0 .. r(n-1) in a line; every flow gets its own hosts, attached at its routers.
+    fn place_chain<'a>(
+        &mut self,
+        topology: &TopologySpec,
+        access: &LinkSpec,
+        expanded: &[(usize, &'a FlowSpec)],
+    ) -> Vec<FlowPlan<'a>> {
+        let routers = topology.routers.expect("validated: chains have routers");
+        let hops = topology.hops.as_ref().expect("validated: chains have hops");
+        let ids: Vec<u32> = (0..routers).map(|r| self.network.add_node(&format!("r{r}"), true)).collect();
+        for hop in 0..routers as usize - 1 {
+            let spec = if hops.len() == 1 { &hops[0] } else { &hops[hop] };
+            let name = spec.name.clone().unwrap_or_else(|| format!("r{hop}-r{}", hop + 1));
+            self.add_link(&name, ids[hop], ids[hop + 1], spec);
+        }
+        let mut plans = Vec::with_capacity(expanded.len());
+        for (i, &(entry, spec)) in expanded.iter().enumerate() {
+            let sender = self.network.add_node(&format!("s{i}"), false);
+            let receiver = self.network.add_node(&format!("d{i}"), false);
+            let from = self.network.node(spec.from.as_ref().expect("validated")).expect("validated");
+            let to = self.network.node(spec.to.as_ref().expect("validated")).expect("validated");
+            self.add_link(&format!("access-s{i}"), sender, from, access);
+            self.add_link(&format!("access-d{i}"), to, receiver, access);
+            plans.push(FlowPlan { spec, entry, source: sender, sink: receiver });
+        }
+        plans
+    }
+
+    /// Named nodes and links; flows run between the nodes they name.
+    fn place_custom<'a>(&mut self, topology: &TopologySpec, expanded: &[(usize, &'a FlowSpec)]) -> Vec<FlowPlan<'a>> {
+        for name in topology.nodes.as_ref().expect("validated") {
+            self.network.add_node(name, false);
+        }
+        for (i, spec) in topology.links.as_ref().expect("validated").iter().enumerate() {
+            let from = self.network.node(spec.from.as_ref().expect("validated")).expect("validated");
+            let to = self.network.node(spec.to.as_ref().expect("validated")).expect("validated");
+            let name = spec.name.clone().unwrap_or_else(|| format!("link{i}"));
+            self.add_link(&name, from, to, spec);
+        }
+        let mut plans = Vec::with_capacity(expanded.len());
+        for &(entry, spec) in expanded {
+            let source = self.network.node(spec.from.as_ref().expect("validated")).expect("validated");
+            let sink = self.network.node(spec.to.as_ref().expect("validated")).expect("validated");
+            plans.push(FlowPlan { spec, entry, source, sink });
+        }
+        plans
+    }
+
+    /// A full-duplex link: a forward channel `from` -> `to` and a reverse one, each with its own
+    /// random stream. Their queues are placeholders until `install_queues`.
+    fn add_link(&mut self, name: &str, from: u32, to: u32, spec: &LinkSpec) {
+        for (direction, a, b, dir_spec) in [("forward", from, to, &spec.forward), ("reverse", to, from, &spec.reverse)]
+        {
+            let index = self.network.channels.len() as u64;
+            let mut channel = Channel::new(
+                name.to_string(),
+                a,
+                b,
+                spec.rate.bps(),
+                spec.delay.nanos(),
+                Box::new(DropTail::new(QueueLimit::Packets(0), None)),
+                String::new(),
+                rng_stream(self.seed, self.run, StreamKind::Channel, index),
+            );
+            channel.rdc_stamp = spec.rdc_stamp;
+            configure_direction(&mut channel, dir_spec);
+            self.network.channels.push(channel);
+            let mark_threshold = match spec.ecn_mark_threshold {
+                Some(Buffer::Packets(n)) => Some(n),
+                _ => None,
+            };
+            self.pending_queues.push(PendingQueue {
+                buffer: dir_spec.buffer.unwrap_or(spec.buffer),
+                mark_threshold,
+                queue: spec.queue.with_defaults(),
+            });
+            self.channel_labels.push((name.to_string(), direction));
+        }
+        let forward = self.network.channels.len() as u32 - 2;
+        self.network.links.push(Link { name: name.to_string(), forward, reverse: forward + 1 });
+    }
+
+    /// Every channel's queue discipline, its buffer resolved against the BDP of the flows crossing
+    /// it (or `topology.bdp_rtt`).
+    fn install_queues(&mut self, topology: &TopologySpec, paths: &FlowPaths, largest_packet: u64) {
+        let mean_rtt_all = mean(&paths.base_rtts).max(1);
+        for (index, channel) in self.network.channels.iter_mut().enumerate() {
+            let pending = &self.pending_queues[index];
+            let rtt = topology.bdp_rtt.map(|d| d.nanos()).unwrap_or_else(|| {
+                let crossing = &paths.crossing_rtts[index];
+                if crossing.is_empty() {
+                    mean_rtt_all
+                } else {
+                    mean(crossing)
+                }
+            });
+            let bdp_bytes = channel.rate_bps as f64 * as_secs_f64(rtt) / 8.0;
+            let limit = match pending.buffer {
+                Buffer::Packets(n) => QueueLimit::Packets(n),
+                Buffer::Bytes(b) => QueueLimit::Bytes(b),
+                // Never smaller than one packet: a queue that cannot hold a packet drops all
+                // traffic that finds the link busy.
+                Buffer::Bdp(multiple) => QueueLimit::Bytes(((bdp_bytes * multiple).round() as u64).max(largest_packet)),
+            };
+            channel.limit_description = match limit {
+                QueueLimit::Packets(n) => format!("{n}p"),
+                QueueLimit::Bytes(b) => format!("{b}B ({})", pending.buffer),
+            };
+            let rng = rng_stream(self.seed, self.run, StreamKind::Queue, index as u64);
+            channel.queue =
+                build_queue(&pending.queue, limit, pending.mark_threshold, bdp_bytes, channel.rate_bps, rng);
+        }
+    }
+}
+
+impl FlowPaths {
+    /// Each flow's base RTT (propagation there and back); an error names a flow with no route.
+    fn measure(network: &Network, plans: &[FlowPlan]) -> Result<FlowPaths, ScenarioError> {
+        let mut crossing_rtts: Vec<Vec<SimDuration>> = vec![Vec::new(); network.channels.len()];
+        let mut base_rtts = Vec::with_capacity(plans.len());
+        for plan in plans {
+            let key = format!("flows[{}]", plan.entry);
+            let name = |node: u32| &network.nodes[node as usize].name;
+            let there = network.path(plan.source, plan.sink).ok_or_else(|| {
+                ScenarioError::new(
+                    format!("{key}.to"),
+                    format!("no route from '{}' to '{}'", name(plan.source), name(plan.sink)),
+                )
+            })?;
+            let back = network.path(plan.sink, plan.source).ok_or_else(|| {
+                ScenarioError::new(
+                    format!("{key}.from"),
+                    format!("no route back from '{}' to '{}'", name(plan.sink), name(plan.source)),
+                )
+            })?;
+            let rtt: SimDuration = there.iter().chain(&back).map(|&c| network.channels[c as usize].delay).sum();
+            for &c in there.iter().chain(&back) {
+                crossing_rtts[c as usize].push(rtt);
+            }
+            base_rtts.push(rtt);
+        }
+        Ok(FlowPaths { base_rtts, crossing_rtts })
+    }
+}
+
+/// The largest packet any flow sends, in bytes on the wire: the floor of a BDP-sized buffer.
+fn largest_packet(plans: &[FlowPlan], scenario: &Scenario) -> u64 {
+    plans
+        .iter()
+        .map(|p| match p.spec.protocol {
+            Protocol::Tcp => {
+                let tcp = p.spec.tcp.clone().unwrap_or_default().over(&scenario.tcp);
+                tcp.mss.map_or(1448, |b| b.0) + tcp.header.map_or(52, |b| b.0)
+            }
+            Protocol::Udp => p.spec.packet_size.map_or(1500, |b| b.0),
+        })
+        .max()
+        .unwrap_or(1500)
+}
+
+/// "cubic-3" for the fourth flow of an unnamed or repeated entry; the entry's name when it stands
+/// for one named flow.
+fn flow_name(spec: &FlowSpec, id: usize) -> String {
+    let default_name = match spec.protocol {
+        Protocol::Tcp => spec.cc.clone().expect("validated: TCP flows name an algorithm"),
+        Protocol::Udp => "udp".to_string(),
+    };
+    let base = spec.name.clone().unwrap_or(default_name);
+    if spec.count > 1 || spec.name.is_none() {
+        format!("{base}-{id}")
+    } else {
+        base
+    }
+}
+
+fn mean(values: &[SimDuration]) -> SimDuration {
+    if values.is_empty() {
+        0
+    } else {
+        (values.iter().map(|&v| v as u128).sum::<u128>() / values.len() as u128) as SimDuration
+    }
+}

@@ -1,0 +1,111 @@
+//! One link direction set up from its spec: the queue discipline with its limit and (for RED)
+//! thresholds resolved, and the channel's loss model, jitter, outages and rate and delay schedules.
+
+use crate::net::channel::{Channel, Jitter, JitterDistribution, LossModel, Outage};
+use crate::net::codel::{Codel, CodelParams};
+use crate::net::fq_codel::FqCodel;
+use crate::net::queue::{DropTail, QueueDiscipline, QueueLimit};
+use crate::net::red::{Red, RedParams};
+use crate::scenario::{DirectionSpec, JitterKind, LossModelKind, QueueKind, QueueSpec};
+use crate::sim::SimRng;
+use crate::units::Buffer;
+
+/// The queue discipline of one channel, with its limit and (for RED) thresholds resolved.
+pub(super) fn build_queue(
+    spec: &QueueSpec,
+    limit: QueueLimit,
+    mark_threshold: Option<u64>,
+    bdp_bytes: f64,
+    rate_bps: u64,
+    rng: SimRng,
+) -> Box<dyn QueueDiscipline> {
+    let codel = || CodelParams {
+        target: spec.target.map_or(0, |d| d.nanos()),
+        interval: spec.interval.map_or(0, |d| d.nanos()),
+        ecn: spec.ecn.unwrap_or(false),
+    };
+    match spec.kind {
+        QueueKind::DropTail => Box::new(DropTail::new(limit, mark_threshold)),
+        QueueKind::Codel => Box::new(Codel::new(codel(), limit)),
+        QueueKind::FqCodel => {
+            let packets = match limit {
+                QueueLimit::Packets(n) => n,
+                QueueLimit::Bytes(b) => (b / 1500).max(1),
+            };
+            Box::new(FqCodel::new(
+                codel(),
+                spec.flows.unwrap_or(1024) as usize,
+                spec.quantum.map_or(1514, |q| q.0),
+                packets,
+            ))
+        }
+        QueueKind::Red => {
+            let mean_packet = spec.mean_packet_size.map_or(1500, |b| b.0) as f64;
+            let byte_mode = spec.byte_mode.unwrap_or(false);
+            // Thresholds in the unit RED measures: packets, or bytes in byte mode.
+            let in_unit = |buffer: Buffer| -> f64 {
+                let bytes = match buffer {
+                    Buffer::Packets(n) => n as f64 * mean_packet,
+                    Buffer::Bytes(b) => b as f64,
+                    Buffer::Bdp(x) => x * bdp_bytes,
+                };
+                if byte_mode {
+                    bytes
+                } else {
+                    bytes / mean_packet
+                }
+            };
+            let capacity = match limit {
+                QueueLimit::Packets(n) => Buffer::Packets(n),
+                QueueLimit::Bytes(b) => Buffer::Bytes(b),
+            };
+            let params = RedParams {
+                min_th: spec.min_th.map_or(in_unit(capacity) / 6.0, in_unit),
+                max_th: spec.max_th.map_or(in_unit(capacity) / 2.0, in_unit),
+                w_q: spec.w_q.unwrap_or(0.002),
+                max_p: spec.max_p.unwrap_or(0.1),
+                gentle: spec.gentle.unwrap_or(true),
+                wait: spec.wait.unwrap_or(true),
+                byte_mode,
+                ecn: spec.ecn.unwrap_or(false),
+                idle_decay: spec.idle_decay.unwrap_or(true),
+                mean_packet_bytes: mean_packet,
+                link_rate_bps: rate_bps,
+            };
+            Box::new(Red::new(params, limit, rng))
+        }
+    }
+}
+
+/// Loss, jitter, outages and rate changes of one channel.
+pub(super) fn configure_direction(channel: &mut Channel, spec: &DirectionSpec) {
+    if let Some(loss) = &spec.loss {
+        channel.loss = match loss.model {
+            LossModelKind::Bernoulli => LossModel::Bernoulli { probability: loss.p.unwrap_or(0.0) },
+            LossModelKind::GilbertElliott => LossModel::GilbertElliott {
+                good_to_bad: loss.p_good_to_bad.unwrap_or(0.0),
+                bad_to_good: loss.p_bad_to_good.unwrap_or(1.0),
+                loss_in_good: loss.loss_in_good.unwrap_or(0.0),
+                loss_in_bad: loss.loss_in_bad.unwrap_or(1.0),
+                in_bad: false,
+            },
+        };
+    }
+    if let Some(jitter) = &spec.jitter {
+        let distribution = match jitter.distribution {
+            JitterKind::Uniform => JitterDistribution::Uniform { max: jitter.max.map_or(0, |d| d.nanos()) },
+            JitterKind::Normal => JitterDistribution::Normal(
+                rand_distr::Normal::new(
+                    jitter.mean.map_or(0, |d| d.nanos()) as f64,
+                    jitter.std.map_or(0, |d| d.nanos()) as f64,
+                )
+                .expect("validated: a standard deviation is a finite non-negative duration"),
+            ),
+        };
+        channel.jitter = Some(Jitter { distribution, reorder: jitter.reorder });
+    }
+    channel.outages =
+        spec.outages.iter().map(|o| Outage { start: o.at.nanos(), end: o.at.nanos() + o.duration.nanos() }).collect();
+    channel.rate_schedule = spec.rate_schedule.iter().map(|s| (s.at.nanos(), s.rate.bps())).collect();
+    channel.delay_schedule = spec.delay_schedule.iter().map(|s| (s.at.nanos(), s.delay.nanos())).collect();
+}

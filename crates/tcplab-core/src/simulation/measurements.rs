@@ -1,0 +1,206 @@
+//! What the simulation measures: a sample of every flow and queue each `sample_interval`, and at
+//! the end the results tables, built by `metrics` from the flows' and channels' counters.
+
+use super::flows::{TcpFlow, UdpFlow};
+use super::Simulation;
+use crate::metrics::{
+    events_table, flow_table, jain_index, link_table, FlowRow, FlowSample, QueueSample, ReportedEvent,
+};
+use crate::results::{Results, Summary};
+use crate::time::{as_millis_f64, as_secs_f64, SimDuration, SimTime, NANOS_PER_MILLI};
+
+impl Simulation {
+    /// One time-series row per flow and per link direction.
+    pub(super) fn sample(&mut self) {
+        let now = self.events.now();
+        let seconds = as_secs_f64(now);
+        let interval = as_secs_f64(self.sample_interval);
+        // Payload delivered since the previous sample; the sample at time 0 has no interval.
+        let rate = |bytes: u64| if now == 0 { 0.0 } else { bytes as f64 * 8.0 / interval };
+        for f in &mut self.tcp {
+            let delivered = f.receiver.stats.delivered_bytes;
+            let ssthresh = f.sender.cc.ssthresh();
+            // A flow that has not started has no window yet: NaN keeps it off the plots.
+            let started = now >= f.app.start;
+            let if_started = |value: f64| if started { value } else { f64::NAN };
+            self.series.push_flow(FlowSample {
+                time_s: seconds,
+                flow_id: f.id as u64,
+                cwnd_bytes: if_started(f.sender.effective_cwnd() as f64),
+                ssthresh_bytes: if ssthresh == u64::MAX { f64::NAN } else { if_started(ssthresh as f64) },
+                srtt_ms: f.sender.rtt.srtt.map_or(f64::NAN, as_millis_f64),
+                in_flight_bytes: if_started(f.sender.bytes_in_flight() as f64),
+                throughput_bps: rate(delivered - f.delivered_at_last_sample),
+                state: if f.sender.is_in_recovery() { "recovery" } else { f.sender.cc.state_name() },
+            });
+            f.delivered_at_last_sample = delivered;
+        }
+        for f in &mut self.udp {
+            let received = f.stats.received_bytes;
+            self.series.push_flow(FlowSample {
+                time_s: seconds,
+                flow_id: f.id as u64,
+                cwnd_bytes: f64::NAN,
+                ssthresh_bytes: f64::NAN,
+                srtt_ms: f64::NAN,
+                in_flight_bytes: f64::NAN,
+                throughput_bps: rate(received - f.received_at_last_sample),
+                state: if f.app.active { "on" } else { "off" },
+            });
+            f.received_at_last_sample = received;
+        }
+        for (index, channel) in self.network.channels.iter().enumerate() {
+            let (link, direction) = &self.channel_labels[index];
+            self.series.push_queue(QueueSample {
+                time_s: seconds,
+                link,
+                direction: *direction,
+                packets: channel.queue.len_packets() as u64,
+                bytes: channel.queue.len_bytes(),
+            });
+        }
+    }
+
+    /// The results tables as of now (the end of the run, normally).
+    pub fn results(&self) -> Results {
+        let duration = self.events.now().max(1);
+        let tcp_rows: Vec<FlowRow> = self.tcp.iter().map(|f| self.tcp_flow_row(f, duration)).collect();
+        // Jain's index over the TCP flows that had started.
+        let goodputs: Vec<f64> = self
+            .tcp
+            .iter()
+            .zip(&tcp_rows)
+            .filter(|(f, _)| f.app.start < duration)
+            .map(|(_, r)| r.goodput_bps)
+            .collect();
+        let udp_rows = self.udp.iter().map(|f| self.udp_flow_row(f, duration));
+        let events = self.tcp.iter().flat_map(|f| {
+            f.sender.stats.events.iter().map(|&(time, event)| ReportedEvent {
+                time,
+                flow_id: f.id as u64,
+                name: f.name.clone(),
+                event,
+            })
+        });
+        Results {
+            events: events_table(events.collect()),
+            summary: Summary {
+                scenario: self.scenario.name.clone(),
+                seed: self.scenario.simulation.seed,
+                run: self.scenario.simulation.run,
+                simulated_seconds: as_secs_f64(duration),
+                events: self.events.processed(),
+                packets_transmitted: self.network.channels.iter().map(|c| c.stats.transmitted_packets).sum(),
+                jain_fairness: jain_index(&goodputs),
+                total_goodput_bps: goodputs.iter().sum(),
+                peak_live_packets: self.pool.capacity() as u64,
+            },
+            flows: flow_table(tcp_rows.into_iter().chain(udp_rows).collect()),
+            links: link_table(&self.network, &self.channel_labels, duration),
+            flow_series: self.series.flow_table(),
+            queue_series: self.series.queue_table(),
+        }
+    }
+
+    fn tcp_flow_row(&self, f: &TcpFlow, duration: SimDuration) -> FlowRow {
+        let delivered = f.receiver.stats.delivered_bytes;
+        let complete = f.size.is_some_and(|size| delivered >= size);
+        let end = if complete { f.receiver.stats.last_delivery_at } else { duration };
+        let active = end.saturating_sub(f.app.start).max(1);
+        let stats = &f.sender.stats;
+        let rtt_count = stats.rtt_us.len();
+        let percentile =
+            |q: f64| if rtt_count == 0 { f64::NAN } else { stats.rtt_us.value_at_quantile(q) as f64 / 1000.0 };
+        FlowRow {
+            packet_payload_bytes: f.sender.mss(),
+            size_bytes: f.size.map_or(f64::NAN, |s| s as f64),
+            bytes_delivered: delivered,
+            goodput_bps: delivered as f64 * 8.0 / as_secs_f64(active),
+            bytes_sent: stats.bytes_sent,
+            throughput_bps: stats.bytes_sent as f64 * 8.0 / as_secs_f64(active),
+            packets_sent: stats.segments_sent,
+            retransmitted_segments: stats.retransmitted_segments,
+            retransmitted_bytes: stats.retransmitted_bytes,
+            timeouts: stats.timeouts,
+            fast_recoveries: stats.fast_recoveries,
+            ecn_reductions: stats.ecn_reductions,
+            rtt_mean_ms: if rtt_count == 0 {
+                f64::NAN
+            } else {
+                stats.rtt_sum as f64 / rtt_count as f64 / NANOS_PER_MILLI as f64
+            },
+            rtt_min_ms: f.sender.rtt.min_rtt.map_or(f64::NAN, as_millis_f64),
+            rtt_p50_ms: percentile(0.5),
+            rtt_p95_ms: percentile(0.95),
+            rtt_p99_ms: percentile(0.99),
+            completion_time_s: if complete { as_secs_f64(end - f.app.start) } else { f64::NAN },
+            duplicate_bytes: f.receiver.stats.duplicate_bytes,
+            one_way_delay_mean_ms: f64::NAN,
+            ..self.identity_row(f.id, &f.name, "tcp", &f.algorithm, (f.source, f.sink), f.app.start, f.base_rtt)
+        }
+    }
+
+    fn udp_flow_row(&self, f: &UdpFlow, duration: SimDuration) -> FlowRow {
+        let active = duration.saturating_sub(f.app.start).max(1);
+        let received = f.stats.received_packets;
+        FlowRow {
+            packet_payload_bytes: f.packet_bytes,
+            bytes_delivered: f.stats.received_bytes,
+            goodput_bps: f.stats.received_bytes as f64 * 8.0 / as_secs_f64(active),
+            bytes_sent: f.stats.sent_bytes,
+            throughput_bps: f.stats.sent_bytes as f64 * 8.0 / as_secs_f64(active),
+            packets_sent: f.stats.sent_packets,
+            one_way_delay_mean_ms: if received == 0 {
+                f64::NAN
+            } else {
+                f.stats.delay_sum as f64 / received as f64 / NANOS_PER_MILLI as f64
+            },
+            ..self.identity_row(f.id, &f.name, "udp", "", (f.source, f.sink), f.app.start, f.base_rtt)
+        }
+    }
+
+    /// A row with the flow's identity filled in and every measurement empty (0 or NaN).
+    #[allow(clippy::too_many_arguments)]
+    fn identity_row(
+        &self,
+        id: usize,
+        name: &str,
+        protocol: &'static str,
+        cc: &str,
+        (source, sink): (u32, u32),
+        start: SimTime,
+        base_rtt: SimDuration,
+    ) -> FlowRow {
+        let node_name = |node: u32| self.network.nodes[node as usize].name.clone();
+        FlowRow {
+            flow_id: id as u64,
+            name: name.to_string(),
+            protocol,
+            cc: cc.to_string(),
+            source: node_name(source),
+            destination: node_name(sink),
+            start_s: as_secs_f64(start),
+            base_rtt_ms: as_millis_f64(base_rtt),
+            packet_payload_bytes: 0,
+            size_bytes: f64::NAN,
+            bytes_delivered: 0,
+            goodput_bps: f64::NAN,
+            bytes_sent: 0,
+            throughput_bps: f64::NAN,
+            packets_sent: 0,
+            retransmitted_segments: 0,
+            retransmitted_bytes: 0,
+            timeouts: 0,
+            fast_recoveries: 0,
+            ecn_reductions: 0,
+            rtt_mean_ms: f64::NAN,
+            rtt_min_ms: f64::NAN,
+            rtt_p50_ms: f64::NAN,
+            rtt_p95_ms: f64::NAN,
+            rtt_p99_ms: f64::NAN,
+            completion_time_s: f64::NAN,
+            duplicate_bytes: 0,
+            one_way_delay_mean_ms: f64::NAN,
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! A simulation: the network, the flows and the event loop, built from a [`Scenario`].
+//!
+//! Packets move between nodes by static routes; at their destination node they are handed to the
+//! endpoint of their flow (TCP receiver, TCP sender or UDP sink). Endpoints never touch the network
+//! directly: they push packets into an outbox that the simulation injects at their node.
+//!
+//! - `mod.rs`: the [`Simulation`], its event loop and dispatch, and packet forwarding;
+//! - `build.rs`: the network and the flows from a resolved scenario;
+//! - `channel_setup.rs`: one link direction's queue discipline, loss, jitter and schedules;
+//! - `flows.rs`: the record kept per TCP and UDP flow;
+//! - `applications.rs`: application events (flow start, on/off toggles, paced writes, UDP sends);
+//! - `measurements.rs`: samples taken during the run and the results tables at the end.
+
+mod applications;
+mod build;
+mod channel_setup;
+mod flows;
+mod measurements;
+
+use crate::metrics::TimeSeries;
+use crate::net::packet::{Packet, PacketId, PacketKind, PacketPool};
+use crate::net::topology::{Network, NO_ROUTE};
+use crate::results::Results;
+use crate::scenario::Scenario;
+use crate::sim::{Event, EventQueue};
+use crate::tcp::EndpointContext;
+use crate::time::{SimDuration, SimTime};
+use flows::{TcpFlow, UdpFlow};
+
+pub struct Simulation {
+    scenario: Scenario,
+    events: EventQueue,
+    pool: PacketPool,
+    network: Network,
+    tcp: Vec<TcpFlow>,
+    udp: Vec<UdpFlow>,
+    outbox: Vec<Packet>,
+    end: SimTime,
+    sample_interval: SimDuration,
+    series: TimeSeries,
+    /// Channel index -> (link name, "forward"/"reverse"), for reports.
+    channel_labels: Vec<(String, &'static str)>,
+    unroutable_packets: u64,
+}
+
+impl Simulation {
+    pub fn now(&self) -> SimTime {
+        self.events.now()
+    }
+
+    pub fn end_time(&self) -> SimTime {
+        self.end
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.events.now() >= self.end
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Runs every event up to `until` (bounded by the scenario's duration).
+    pub fn run_until(&mut self, until: SimTime) {
+        let limit = until.min(self.end);
+        while let Some(event) = self.events.pop_until(limit) {
+            self.dispatch(event);
+        }
+        self.events.advance_to(limit);
+    }
+
+    /// Runs to the end and returns the results.
+    pub fn run(mut self) -> Results {
+        self.run_until(self.end);
+        self.results()
+    }
+
+    /// Packets alive in queues and on wires right now (for conservation checks).
+    pub fn live_packets(&self) -> usize {
+        self.pool.live()
+    }
+
+    fn dispatch(&mut self, event: Event) {
+        match event {
+            Event::Arrival { channel, packet } => {
+                let channel = &mut self.network.channels[channel as usize];
+                channel.stats.delivered_packets += 1;
+                let node = channel.to;
+                self.forward(node, packet);
+            }
+            Event::TransmitterFree { channel } => {
+                self.network.channels[channel as usize].on_transmitter_free(channel, &mut self.pool, &mut self.events)
+            }
+            Event::RateChange { channel, index } => {
+                self.network.channels[channel as usize].apply_rate_change(index as usize)
+            }
+            Event::DelayChange { channel, index } => {
+                self.network.channels[channel as usize].apply_delay_change(index as usize)
+            }
+            Event::FlowStart { flow } => self.start_tcp_flow(flow as usize),
+            Event::AppToggle { flow } => self.toggle_tcp_app(flow as usize),
+            Event::AppWrite { flow } => self.tcp_app_write(flow as usize),
+            Event::RetransmitTimer { .. }
+            | Event::PacingTimer { .. }
+            | Event::AckRelease { .. }
+            | Event::AckSendRelease { .. }
+            | Event::DelayedAckTimer { .. } => self.tcp_timer(event),
+            Event::UdpSend { source } => self.udp_send(source as usize),
+            Event::UdpToggle { source } => self.toggle_udp(source as usize),
+            Event::Sample => {
+                self.sample();
+                let next = self.events.now() + self.sample_interval;
+                if next <= self.end {
+                    self.events.schedule(next, Event::Sample);
+                }
+            }
+        }
+    }
+
+    /// A TCP endpoint's timer fired: hand it to the sender or receiver, then send what it produced.
+    fn tcp_timer(&mut self, event: Event) {
+        let mut ctx = EndpointContext { events: &mut self.events, outbox: &mut self.outbox };
+        let node = match event {
+            Event::RetransmitTimer { flow } => {
+                let f = &mut self.tcp[flow as usize];
+                f.sender.on_rto_timer(&mut ctx);
+                f.source
+            }
+            Event::PacingTimer { flow } => {
+                let f = &mut self.tcp[flow as usize];
+                f.sender.on_pacing_timer(&mut ctx);
+                f.source
+            }
+            Event::AckRelease { flow } => {
+                let f = &mut self.tcp[flow as usize];
+                f.sender.on_ack_release(&mut ctx);
+                f.source
+            }
+            Event::AckSendRelease { flow } => {
+                let f = &mut self.tcp[flow as usize];
+                f.receiver.on_ack_send_release(&mut ctx);
+                f.sink
+            }
+            Event::DelayedAckTimer { flow } => {
+                let f = &mut self.tcp[flow as usize];
+                f.receiver.on_delayed_ack_timer(&mut ctx);
+                f.sink
+            }
+            other => unreachable!("{other:?} is not a TCP timer"),
+        };
+        self.flush(node);
+    }
+
+    /// Moves a packet that is at `node` one step on, or hands it to its endpoint.
+    fn forward(&mut self, node: u32, packet: PacketId) {
+        let destination = self.pool.get(packet).destination;
+        if destination == node {
+            self.deliver(packet);
+            return;
+        }
+        let channel = self.network.route(node, destination);
+        if channel == NO_ROUTE {
+            self.unroutable_packets += 1;
+            self.pool.release(packet);
+            return;
+        }
+        self.network.channels[channel as usize].offer(channel, packet, &mut self.pool, &mut self.events);
+    }
+
+    fn deliver(&mut self, packet: PacketId) {
+        let packet = self.pool.release(packet);
+        let mut ctx = EndpointContext { events: &mut self.events, outbox: &mut self.outbox };
+        let node = match packet.kind {
+            PacketKind::TcpData => {
+                let flow = &mut self.tcp[packet.flow as usize];
+                flow.receiver.on_data(&packet, &mut ctx);
+                flow.sink
+            }
+            PacketKind::TcpAck => {
+                let flow = &mut self.tcp[packet.flow as usize];
+                flow.sender.on_ack_arrival(&packet, &mut ctx);
+                flow.source
+            }
+            PacketKind::Udp => {
+                let now = self.events.now();
+                self.udp[packet.flow as usize].stats.record_received(&packet, now);
+                return;
+            }
+        };
+        self.flush(node);
+    }
+
+    /// Injects the packets endpoints produced at `node`.
+    fn flush(&mut self, node: u32) {
+        if self.outbox.is_empty() {
+            return;
+        }
+        let mut outbox = std::mem::take(&mut self.outbox);
+        for packet in outbox.drain(..) {
+            let id = self.pool.insert(packet);
+            self.forward(node, id);
+        }
+        self.outbox = outbox;
+    }
+}

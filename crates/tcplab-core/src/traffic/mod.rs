@@ -1,0 +1,14 @@
+//! Traffic: what applications offer to the transport over time.
+//!
+//! - `application.rs`: when an application is active (start, stop, on/off periods, constant or
+//!   exponential) and how fast it writes (as fast as TCP takes data, or at a fixed rate);
+//! - `udp.rs`: constant-bit-rate UDP datagrams and their counters.
+//!
+//! The sources know nothing of the event loop: `simulation/applications.rs` turns their decisions
+//! into scheduled events.
+
+pub mod application;
+pub mod udp;
+
+pub use application::{Application, OnOff};
+pub use udp::UdpStats;
