@@ -1,24 +1,36 @@
 """Plots of a run: cwnd, RTT, throughput and queue length over time, one line per flow.
 
 Figures are built on ``matplotlib.figure.Figure`` (no pyplot state), so they render headless and
-show inline in notebooks.
+show inline in notebooks. Plotting is a function of a run's tables: this module imports nothing
+from the rest of tcplab (``Result.plot`` calls it, not the other way round).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from matplotlib.figure import Figure
 
 if TYPE_CHECKING:
-    from tcplab.result import Result
+    import pandas as pd
+
+
+class RunTables(Protocol):
+    """What the plots read from a run; ``tcplab.Result`` is one."""
+
+    summary: dict[str, Any]
+    flows: pd.DataFrame
+    timeseries: pd.DataFrame
+    queues: pd.DataFrame
+
+    def bottleneck(self) -> pd.Series: ...
 
 # More lines than this and a legend hides the data; the title says how many flows instead.
 _MAX_LEGEND_ENTRIES = 12
 
 
-def _flow_lines(ax, result: Result, column: str, scale, ylabel: str) -> None:
+def _flow_lines(ax, result: RunTables, column: str, scale, ylabel: str) -> None:
     series = result.timeseries
     payload = dict(zip(result.flows["flow_id"], result.flows["packet_payload_bytes"]))
     for flow_id, rows in series.groupby("flow_id", sort=True):
@@ -32,19 +44,19 @@ def _flow_lines(ax, result: Result, column: str, scale, ylabel: str) -> None:
         ax.legend(loc="upper right", fontsize="small", ncol=min(len(labels), 4))
 
 
-def _cwnd(ax, result: Result) -> None:
+def _cwnd(ax, result: RunTables) -> None:
     _flow_lines(ax, result, "cwnd_bytes", lambda v, mss: v / mss, "cwnd (segments)")
 
 
-def _rtt(ax, result: Result) -> None:
+def _rtt(ax, result: RunTables) -> None:
     _flow_lines(ax, result, "srtt_ms", lambda v, _: v, "smoothed RTT (ms)")
 
 
-def _throughput(ax, result: Result) -> None:
+def _throughput(ax, result: RunTables) -> None:
     _flow_lines(ax, result, "throughput_bps", lambda v, _: v / 1e6, "goodput (Mbit/s)")
 
 
-def _queue(ax, result: Result) -> None:
+def _queue(ax, result: RunTables) -> None:
     link = result.bottleneck()
     queues = result.queues
     rows = queues[(queues["link"] == link["link"]) & (queues["direction"] == link["direction"])]
@@ -57,7 +69,7 @@ def _queue(ax, result: Result) -> None:
 _PANELS = {"cwnd": _cwnd, "rtt": _rtt, "throughput": _throughput, "queue": _queue}
 
 
-def overview(result: Result) -> Figure:
+def overview(result: RunTables) -> Figure:
     """All four panels stacked with a shared time axis."""
     figure = Figure(figsize=(10, 11), layout="constrained")
     axes = figure.subplots(len(_PANELS), 1, sharex=True)
@@ -70,7 +82,7 @@ def overview(result: Result) -> Figure:
     return figure
 
 
-def save_all(result: Result, directory: str | Path) -> list[Path]:
+def save_all(result: RunTables, directory: str | Path) -> list[Path]:
     """Writes overview.png and one PNG per panel (cwnd, rtt, throughput, queue)."""
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
