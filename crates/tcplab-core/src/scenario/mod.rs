@@ -60,6 +60,8 @@ impl Scenario {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::NANOS_PER_MILLI;
+    use crate::units::Bytes;
 
     const MINIMAL: &str = r#"
         [simulation]
