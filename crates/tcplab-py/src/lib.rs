@@ -1,9 +1,11 @@
 //! Python bindings for tcplab-core. Bindings only: scenarios arrive as JSON text (the Python layer
 //! reads TOML and applies overrides), results leave as NumPy columns. No simulation logic here.
 
+use std::sync::{Mutex, MutexGuard};
+
 use numpy::IntoPyArray;
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -35,9 +37,19 @@ fn table_to_dict<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyD
 }
 
 /// A simulation built from a scenario (JSON text), advanced in steps so callers can show progress.
-#[pyclass(module = "tcplab._core", unsendable)]
+///
+/// The mutex makes the object shareable between threads, as Python may drop it on any thread (a
+/// Dask worker's profiler holds frames of its task threads and releases them on its event loop);
+/// only one call uses the simulation at a time anyway.
+#[pyclass(module = "tcplab._core")]
 struct Simulation {
-    inner: tcplab_core::Simulation,
+    inner: Mutex<tcplab_core::Simulation>,
+}
+
+impl Simulation {
+    fn lock(&self) -> PyResult<MutexGuard<'_, tcplab_core::Simulation>> {
+        self.inner.lock().map_err(|_| PyRuntimeError::new_err("the simulation failed in an earlier call"))
+    }
 }
 
 #[pymethods]
@@ -46,40 +58,42 @@ impl Simulation {
     fn new(scenario_json: &str) -> PyResult<Self> {
         let scenario = parse(scenario_json)?;
         let inner = tcplab_core::Simulation::new(&scenario).map_err(scenario_error)?;
-        Ok(Self { inner })
+        Ok(Self { inner: Mutex::new(inner) })
     }
 
     /// Simulated time so far, in nanoseconds.
     #[getter]
-    fn now_ns(&self) -> u64 {
-        self.inner.now()
+    fn now_ns(&self) -> PyResult<u64> {
+        Ok(self.lock()?.now())
     }
 
     /// The scenario's duration, in nanoseconds.
     #[getter]
-    fn end_ns(&self) -> u64 {
-        self.inner.end_time()
+    fn end_ns(&self) -> PyResult<u64> {
+        Ok(self.lock()?.end_time())
     }
 
     #[getter]
-    fn finished(&self) -> bool {
-        self.inner.is_finished()
+    fn finished(&self) -> PyResult<bool> {
+        Ok(self.lock()?.is_finished())
     }
 
     /// Runs all events up to `until_ns` without holding the GIL.
-    fn run_until(&mut self, py: Python<'_>, until_ns: u64) {
-        let inner = &mut self.inner;
-        py.detach(|| inner.run_until(until_ns));
+    fn run_until(&self, py: Python<'_>, until_ns: u64) -> PyResult<()> {
+        let mut guard = self.lock()?;
+        let simulation: &mut tcplab_core::Simulation = &mut guard;
+        py.detach(|| simulation.run_until(until_ns));
+        Ok(())
     }
 
     /// The scenario with every default written out, as TOML.
-    fn resolved_toml(&self) -> String {
-        self.inner.scenario().to_toml()
+    fn resolved_toml(&self) -> PyResult<String> {
+        Ok(self.lock()?.scenario().to_toml())
     }
 
     /// Results so far: a dict with `summary` (scalars) and tables of NumPy columns.
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let results = self.inner.results();
+        let results = self.lock()?.results();
         let summary = PyDict::new(py);
         let s = &results.summary;
         summary.set_item("scenario", &s.scenario)?;
