@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
 # The whole test suite: builds and installs tcplab (Rust core + Python package), runs the Rust
 # tests (formula, scripted and whole-scenario), checks the benchmark compiles, runs the Python
-# tests. Everything it needs comes from crates.io and PyPI.
+# tests. Everything it needs comes from crates.io, PyPI and Debian's packages (headless Chromium
+# and its driver, which open the HTML reports).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    if [ "$(id -u)" = 0 ]; then
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+    else
+        echo "the report tests need Debian's chromium and chromium-driver: run this script as root, or install them" >&2
+        exit 1
+    fi
+fi
 
 python3 -m pip install --quiet --upgrade pip
 python3 -m pip install --quiet -e '.[test]'

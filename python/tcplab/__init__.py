@@ -7,11 +7,29 @@ simulator, and get pandas tables and plots back::
     result = tcplab.run("scenarios/quickstart.toml", duration="10s")
     print(result.flows[["name", "cc", "goodput_bps", "rtt_mean_ms"]])
     result.plot("overview.png")
+
+Experiments over varied parameters and repeated runs run on Dask::
+
+    sweep = tcplab.sweep("scenarios/quickstart.toml", {"flows.0.cc": ["cubic", "bbr"]}, runs=5, out="results/cc")
+    print(sweep.aggregate)
 """
 
 from tcplab._core import ScenarioError, __version__
 from tcplab.api import algorithms, run, validate
 from tcplab.result import Result
 from tcplab.scenario import load_scenario
+from tcplab.sweeps import SweepResult, compare, load_sweep, sweep
 
-__all__ = ["Result", "ScenarioError", "__version__", "algorithms", "load_scenario", "run", "validate"]
+__all__ = [
+    "Result",
+    "ScenarioError",
+    "SweepResult",
+    "__version__",
+    "algorithms",
+    "compare",
+    "load_sweep",
+    "load_scenario",
+    "run",
+    "sweep",
+    "validate",
+]

@@ -1,4 +1,4 @@
-"""The ``tcplab`` command: run, validate and list algorithms."""
+"""The ``tcplab`` command: run, validate, sweep, compare, and list algorithms."""
 
 from __future__ import annotations
 
@@ -40,7 +40,39 @@ def _parser() -> argparse.ArgumentParser:
 
     algorithms = commands.add_parser("algorithms", help="list congestion control algorithms and their parameters")
     algorithms.add_argument("name", nargs="?", help="show only this algorithm")
+    _add_sweep_parsers(commands)
     return parser
+
+
+def _add_sweep_parsers(commands) -> None:
+    sweep = commands.add_parser(
+        "sweep",
+        help="run a scenario over varied parameters and repeated runs, on Dask",
+        description="Runs every point (the Cartesian product of the --vary lists, or with --zip the lists paired "
+        "position by position) --runs times; run r of a point sets simulation.run = r. Results stream into "
+        "--out as Parquet datasets; an interrupted sweep resumes with --resume DIR.",
+    )
+    sweep.add_argument("scenarios", nargs="*", metavar="FILE", help="scenario TOML file; several files are varied too")
+    sweep.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2",
+                       help="a key and its values, e.g. --vary topology.bottleneck.buffer=1BDP,4BDP (repeatable)")
+    sweep.add_argument("--runs", type=int, help="runs per point (default: the [sweep] table's, else 1)")
+    sweep.add_argument("--zip", action="store_true", default=None, help="pair the --vary lists instead of crossing them")
+    sweep.add_argument("--resume", type=Path, metavar="DIR", help="finish an interrupted sweep in DIR")
+    _add_execution_options(sweep)
+    compare = commands.add_parser("compare", help="run a scenario once per algorithm on every TCP flow, and compare")
+    compare.add_argument("scenario", help="scenario TOML file")
+    compare.add_argument("--cc", required=True, metavar="A,B,...", help="algorithms to compare, e.g. cubic,bbr,roccet")
+    compare.add_argument("--runs", type=int, default=1, help="runs per algorithm (default 1)")
+    _add_execution_options(compare)
+
+
+def _add_execution_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a scenario key at every point (repeatable)")
+    parser.add_argument("--workers", type=int, help="local Dask worker processes (default: one per core)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="use a running Dask scheduler, e.g. tcp://host:8786")
+    parser.add_argument("--out", type=Path, help="results directory (default: results/<scenario name>-<command>)")
+    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
             return _run(args)
         if args.command == "validate":
             return _validate(args)
+        if args.command == "sweep":
+            return _sweep(args)
+        if args.command == "compare":
+            return _compare(args)
         return _algorithms(args)
     except ScenarioError as error:
         print(f"error: {error.args[0]}", file=sys.stderr)
@@ -177,6 +213,119 @@ def _algorithms(args: argparse.Namespace) -> int:
             console.print(table)
         console.print()
     return 0
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from tcplab.scenario import _error
+    from tcplab.sweeps import SweepStore, execute, plan_from
+    from tcplab.sweeps.plan import parse_vary
+
+    if args.resume:
+        if args.scenarios or args.vary or args.runs is not None or args.zip or args.overrides or args.out:
+            raise _error("--resume", "resumes a sweep as it was planned; give only the directory (and --workers or --scheduler)")
+        store = SweepStore.open(args.resume)
+    else:
+        if not args.scenarios:
+            raise _error("FILE", "a sweep needs a scenario file (or --resume DIR)")
+        parameters = [parse_vary(item) for item in args.vary]
+        plan = plan_from(args.scenarios, parameters, runs=args.runs, zip_values=args.zip, overrides=_overrides(args))
+        store = SweepStore.create(args.out or _default_out(plan.scenario, args.scenarios[0], "sweep"), plan)
+    return _execute_sweep(store, args)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from tcplab.sweeps import SweepStore
+    from tcplab.sweeps.plan import compare_plan, split_values
+
+    plan = compare_plan(args.scenario, split_values(args.cc), runs=args.runs, overrides=_overrides(args))
+    store = SweepStore.create(args.out or _default_out(plan.scenario, args.scenario, "compare"), plan)
+    return _execute_sweep(store, args)
+
+
+def _default_out(scenario: dict, path: str, command: str) -> Path:
+    name = scenario.get("name") if isinstance(scenario.get("name"), str) else ""
+    return Path("results") / f"{_safe(name or Path(path).stem)}-{command}"
+
+
+def _execute_sweep(store, args: argparse.Namespace) -> int:
+    """Runs the sweep's pending runs with a progress bar; prints failures and a per-point table."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from tcplab.sweeps import SweepResult, execute
+
+    console = Console(stderr=True)
+    progress = Progress(
+        TextColumn("runs"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[failed]} failed"),
+        TimeElapsedColumn(), TimeRemainingColumn(), console=console, disable=args.quiet,
+    )
+    task = progress.add_task("sweep", total=store.manifest["total_runs"], failed=0)
+    failed = 0
+    errors_seen: set[str] = set()
+
+    def on_progress(done: int, total: int, error: str | None) -> None:
+        nonlocal failed
+        if error is not None:
+            failed += 1
+            if error not in errors_seen and not args.quiet:
+                progress.console.print(f"[red]a run failed[/red] (the summary lists every failed run): {error}")
+            errors_seen.add(error)
+        progress.update(task, completed=done, failed=failed)
+
+    started = time.monotonic()
+    try:
+        with progress:
+            counts = execute(store, workers=args.workers, scheduler=args.scheduler, on_progress=on_progress)
+    except KeyboardInterrupt:
+        print(f"interrupted: {len(store.done())} of {store.manifest['total_runs']} runs are in {store.directory}; "
+              f"finish with: tcplab sweep --resume {store.directory}", file=sys.stderr)
+        return 130
+    if not args.quiet:
+        _print_sweep_summary(SweepResult(store.directory), counts, time.monotonic() - started)
+    return 0 if counts["failed"] == 0 else 1
+
+
+def _print_sweep_summary(result, counts: dict, wall_seconds: float) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console() if sys.stdout.isatty() else Console(width=160)
+    console.print(f"{counts['finished']} runs finished, {counts['failed']} failed, in {wall_seconds:.1f} s; "
+                  f"results: {result.directory}/")
+    by_error: dict[str, list[str]] = {}
+    for failure in sorted(result.manifest["failures"], key=lambda f: (f["point"], f["run"])):
+        values = ", ".join(f"{k}={v}" for k, v in failure["values"].items())
+        by_error.setdefault(failure["error"], []).append(f"point {failure['point']} run {failure['run']} ({values})")
+    for error, runs in by_error.items():
+        console.print(f"[red]failed[/red]: {'; '.join(runs)}\n  {error}")
+    runs = result.runs
+    if runs.empty:
+        return
+    table = Table(title="per point: mean over runs (95% CI half-width)", title_justify="left")
+    for label in result.labels:
+        table.add_column(label)
+    for column in ["runs", "total goodput Mb/s", "Jain's fairness"]:
+        table.add_column(column, justify="right")
+    grouped = runs.groupby(result.labels, sort=False) if result.labels else [((), runs)]
+    for values, rows in grouped:
+        values = values if isinstance(values, tuple) else (values,)
+        table.add_row(*map(str, values), str(len(rows)), _mean_ci(rows["total_goodput_bps"] / 1e6, "{:.2f}"),
+                      _mean_ci(rows["jain_fairness"], "{:.3f}"))
+    console.print(table)
+
+
+def _mean_ci(values, pattern: str) -> str:
+    """Mean and the half-width of its 95% t interval, e.g. '12.30 +- 0.41'."""
+    from scipy import stats
+
+    values = values.dropna()
+    if len(values) == 0:
+        return "-"
+    mean = pattern.format(values.mean())
+    if len(values) < 2:
+        return mean
+    half = stats.t.ppf(0.975, len(values) - 1) * values.std() / len(values) ** 0.5
+    return f"{mean} +- {pattern.format(half)}"
 
 
 if __name__ == "__main__":

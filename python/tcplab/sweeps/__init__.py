@@ -14,12 +14,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tcplab.sweeps.plan import Parameter, SweepPlan, plan_from
+from tcplab.sweeps.plan import Parameter, SweepPlan, compare_plan, plan_from
 from tcplab.sweeps.result import SweepResult, load_sweep
 from tcplab.sweeps.runner import ProgressCallback, execute
 from tcplab.sweeps.store import SweepStore
 
-__all__ = ["Parameter", "SweepPlan", "SweepResult", "load_sweep", "resume", "sweep"]
+__all__ = ["Parameter", "SweepPlan", "SweepResult", "compare", "load_sweep", "resume", "sweep"]
 
 
 def sweep(
@@ -60,5 +60,22 @@ def resume(
 ) -> SweepResult:
     """Runs what an interrupted sweep in ``directory`` has not finished (and its failed runs)."""
     store = SweepStore.open(directory)
+    execute(store, workers=workers, scheduler=scheduler, on_progress=on_progress)
+    return SweepResult(store.directory)
+
+
+def compare(
+    scenario: str | Path | Mapping[str, Any],
+    algorithms: Sequence[str],
+    *,
+    runs: int = 1,
+    out: str | Path,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    set: Mapping[str, Any] | None = None,  # noqa: A002 - mirrors the CLI's --set
+    on_progress: ProgressCallback | None = None,
+) -> SweepResult:
+    """The scenario once per algorithm, set on every TCP flow (the label of the parameter is ``algorithm``)."""
+    store = SweepStore.create(out, compare_plan(scenario, algorithms, runs=runs, overrides=set))
     execute(store, workers=workers, scheduler=scheduler, on_progress=on_progress)
     return SweepResult(store.directory)

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 # Columns that identify a flow or a link rather than measure it.
 _FLOW_IDENTITY = ["flow_id", "name", "protocol", "cc", "source", "destination", "start_s", "base_rtt_ms", "packet_payload_bytes", "size_bytes"]
@@ -55,6 +54,8 @@ def _summarise(frame: pd.DataFrame, labels: list[str], entity_keys: list[str], i
 
 def _t_quantile(n: pd.Series) -> np.ndarray:
     """t(0.975, n - 1), NaN where n < 2."""
+    from scipy import stats  # imported when needed: it adds a noticeable start-up time
+
     degrees = n.to_numpy(dtype=float) - 1
     with np.errstate(invalid="ignore"):
         return np.where(degrees >= 1, stats.t.ppf(0.975, np.maximum(degrees, 1)), np.nan)

@@ -6,9 +6,9 @@ position by position). Run ``r`` of a point is the scenario with the point's val
 point and run can be rerun alone and give the same results.
 
 A varied parameter has a label (its column in the result tables) and the dotted keys it sets;
-usually one key, its own label. ``tcplab compare`` varies one label, ``cc``, that sets the
-algorithm of every TCP flow. Several scenario files make a parameter ``scenario`` whose values
-are file paths.
+usually one key, its own label. ``tcplab compare`` varies one label, ``algorithm``, that sets the
+algorithm of every TCP flow. Several scenario files make a parameter whose values
+are file paths; its label is ``scenario_file``.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from tcplab.scenario import _error, apply_overrides, load_scenario, parse_overri
 
 MAX_RUNS_PER_POINT = 10_000
 # The label of the parameter that several scenario files make.
-SCENARIO_LABEL = "scenario"
+SCENARIO_LABEL = "scenario_file"
 # Varied labels become columns beside the tables' own; these would clash with them.
-RESERVED_LABELS = {"run", "name", "description"}
+RESERVED_LABELS = {"run", "name", "description", "scenario"}
 
 
 @dataclass(frozen=True)
@@ -203,7 +203,7 @@ def _check_sweep_table(table: Mapping[str, Any]) -> dict[str, Any]:
 
 def _check(plan: SweepPlan) -> None:
     if isinstance(plan.runs, bool) or not isinstance(plan.runs, int) or not 1 <= plan.runs <= MAX_RUNS_PER_POINT:
-        raise _error("sweep.runs", f"{plan.runs!r} is outside 1 to {MAX_RUNS_PER_POINT}")
+        raise _error("--runs (sweep.runs)", f"{plan.runs!r} is outside 1 to {MAX_RUNS_PER_POINT}")
     labels = [p.label for p in plan.parameters]
     for parameter in plan.parameters:
         if parameter.label in RESERVED_LABELS:
@@ -218,3 +218,31 @@ def _check(plan: SweepPlan) -> None:
     # Setting every key on the base scenario finds a wrong key or list position before any run.
     for values in plan.points():
         plan.scenario_for(values, 0)
+
+
+def compare_plan(
+    source: str | Path | Mapping[str, Any],
+    algorithms: Sequence[str],
+    runs: int = 1,
+    overrides: Mapping[str, Any] | None = None,
+) -> SweepPlan:
+    """The same scenario with each algorithm in turn on every TCP flow: one parameter, ``algorithm``."""
+    scenario = load_scenario(source)
+    scenario.pop("sweep", None)
+    if overrides:
+        scenario = apply_overrides(scenario, overrides)
+    flows = scenario.get("flows")
+    if not isinstance(flows, list):
+        raise _error("flows", "the scenario has no [[flows]] to compare algorithms on")
+    keys = tuple(
+        f"flows.{index}.cc"
+        for index, flow in enumerate(flows)
+        if isinstance(flow, Mapping) and flow.get("protocol", "tcp") == "tcp"
+    )
+    if not keys:
+        raise _error("flows", "the scenario has no TCP flow whose algorithm could be compared")
+    if not algorithms or any(not name for name in algorithms):
+        raise _error("--cc", f"'{','.join(algorithms)}' is not a list of algorithms (e.g. --cc cubic,bbr)")
+    plan = SweepPlan(scenario=scenario, parameters=[Parameter("algorithm", keys, tuple(algorithms))], runs=runs)
+    _check(plan)
+    return plan

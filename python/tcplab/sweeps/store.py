@@ -117,7 +117,7 @@ class SweepStore:
         self.save_manifest()
 
     def save_manifest(self) -> None:
-        text = json.dumps(self.manifest, indent=2, sort_keys=True, allow_nan=False) + "\n"
+        text = json.dumps(self.manifest, indent=2, allow_nan=False) + "\n"
         _write_atomically(self.directory / MANIFEST, text.encode("utf-8"))
 
     def load(self, table: str) -> pd.DataFrame:

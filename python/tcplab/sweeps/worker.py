@@ -33,7 +33,7 @@ def column_value(value: Any, kind: str) -> Any:
 
 def run_point(scenario: Mapping[str, Any], values: Mapping[str, Any], kinds: Mapping[str, str], run: int) -> dict[str, Any]:
     """Runs one point's scenario; returns {"tables": {name: Parquet bytes}} or {"error": message}."""
-    from tcplab import ScenarioError
+    from tcplab._core import ScenarioError
     from tcplab.api import run as run_scenario
 
     started = time.perf_counter()
