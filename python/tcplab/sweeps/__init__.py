@@ -33,6 +33,7 @@ def sweep(
     scheduler: str | None = None,
     set: Mapping[str, Any] | None = None,  # noqa: A002 - mirrors the CLI's --set
     on_progress: ProgressCallback | None = None,
+    client: Any = None,
 ) -> SweepResult:
     """Runs ``scenario`` at every point of ``vary`` (dotted key -> values), ``runs`` times each.
 
@@ -40,14 +41,15 @@ def sweep(
     a ``[sweep]`` table in it gives defaults for ``vary``, ``runs`` and ``zip``. Points are the
     Cartesian product of the values, or with ``zip=True`` the lists paired position by position.
     Results stream into ``out`` as each run finishes; ``workers`` sizes the local Dask cluster
-    (default: one per core) and ``scheduler`` ("tcp://host:8786") uses an existing one instead.
-    Returns the sweep's tables; failed runs are in ``.failures``.
+    (default: one per core), ``scheduler`` ("tcp://host:8786") uses an existing one instead, and
+    ``client`` uses a ``distributed.Client`` you already have. Returns the sweep's tables; failed
+    runs are in ``.failures``.
     """
     sources = list(scenario) if isinstance(scenario, (list, tuple)) else [scenario]
     parameters = [Parameter(key, (key,), tuple(values)) for key, values in (vary or {}).items()]
     plan = plan_from(sources, parameters, runs=runs, zip_values=zip, overrides=set)
     store = SweepStore.create(out, plan)
-    execute(store, workers=workers, scheduler=scheduler, on_progress=on_progress)
+    execute(store, workers=workers, scheduler=scheduler, on_progress=on_progress, client=client)
     return SweepResult(store.directory)
 
 

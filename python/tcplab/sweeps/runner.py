@@ -34,8 +34,11 @@ def execute(
     workers: int | None = None,
     scheduler: str | None = None,
     on_progress: ProgressCallback | None = None,
+    client: Any = None,
 ) -> dict[str, int]:
     """Runs every pending run of the sweep; returns counts of finished and failed runs.
+
+    ``client``, a ``distributed.Client`` the caller already has, is used as it is (and left open).
 
     Ctrl-C (KeyboardInterrupt) cancels what is still running, marks the sweep "interrupted" and
     is raised again: ``--resume`` then runs only what is missing.
@@ -54,7 +57,7 @@ def execute(
         store.set_status("complete")
         return {"finished": finished, "failed": 0}
     with ExitStack() as stack:
-        client = _client(stack, workers, scheduler)
+        client = client or _client(stack, workers, scheduler)
         futures = {}
         for point, run in todo:
             values = store.manifest["points"][point]["values"]
