@@ -54,7 +54,7 @@ impl Simulation {
             self.series.push_queue(QueueSample {
                 time_s: seconds,
                 link,
-                direction: *direction,
+                direction,
                 packets: channel.queue.len_packets() as u64,
                 bytes: channel.queue.len_bytes(),
             });
