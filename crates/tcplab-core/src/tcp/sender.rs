@@ -207,6 +207,31 @@ fn unreported_parts(start: u64, end: u64, known: &[(u64, u64)]) -> impl Iterator
 }
 
 /// The rate sample one ACK produces.
+/// What one ACK acknowledged, gathered while the sender walks its segments.
+#[derive(Default)]
+struct AckProgress {
+    newly_acked_bytes: u64,
+    newly_acked_segments: u32,
+    /// Send times of the earliest and the latest newly acknowledged segments that were never
+    /// retransmitted (Karn). The earliest drives the RFC 6298 estimator (it includes the
+    /// receiver's ACK delay); the latest gives the algorithm the freshest path RTT (Linux's
+    /// seq_rtt and ca_rtt).
+    earliest_sent: Option<SimTime>,
+    latest_sent: Option<SimTime>,
+    /// SACK blocks reported data not reported before.
+    new_sack_info: bool,
+    rate: RateSample,
+}
+
+impl AckProgress {
+    fn note_sample(&mut self, segment: &Segment) {
+        if !segment.ever_retransmitted && !segment.sacked {
+            self.earliest_sent = Some(self.earliest_sent.map_or(segment.sent_at, |t| t.min(segment.sent_at)));
+            self.latest_sent = Some(self.latest_sent.map_or(segment.sent_at, |t| t.max(segment.sent_at)));
+        }
+    }
+}
+
 #[derive(Default)]
 struct RateSample {
     prior_delivered: Option<u64>,
@@ -705,7 +730,6 @@ impl TcpSender {
 
     pub fn on_ack(&mut self, ack: &Packet, ctx: &mut EndpointContext) {
         let now = ctx.events.now();
-        let mss = self.config.mss;
         self.last_ack_sent_at = self.last_ack_sent_at.max(ack.sent_at);
         let in_flight_before = self.bytes_in_flight();
         // The ACK that ends recovery sets cwnd = ssthresh and nothing more (RFC 6582 step 3).
@@ -713,151 +737,32 @@ impl TcpSender {
         // RFC 5681 FlightSize: sent and not cumulatively acknowledged, before this ACK.
         let flight_size_before = self.snd_nxt - self.snd_una;
         self.peer_window = ack.receive_window;
-
-        // 1. Cumulative acknowledgement.
-        let mut newly_acked_bytes = 0;
-        let mut newly_acked_segments = 0u32;
-        // Karn: RTT samples only from never-retransmitted segments. The earliest sent drives the
-        // RFC 6298 estimator (it includes the receiver's ACK delay); the latest sent gives the
-        // algorithm the freshest path RTT (Linux's seq_rtt and ca_rtt).
-        let mut earliest_sent: Option<SimTime> = None;
-        let mut latest_sent: Option<SimTime> = None;
-        let mut note_sample = |segment: &Segment| {
-            if !segment.ever_retransmitted && !segment.sacked {
-                earliest_sent = Some(earliest_sent.map_or(segment.sent_at, |t: SimTime| t.min(segment.sent_at)));
-                latest_sent = Some(latest_sent.map_or(segment.sent_at, |t: SimTime| t.max(segment.sent_at)));
-            }
-        };
         let ack_advances = ack.ack > self.snd_una;
         let lost_marks_before = self.lost_marks;
-        let mut rate = RateSample::default();
-        while self.snd_una < ack.ack && !self.segments.is_empty() {
-            let length = self.segment_len(self.snd_una);
-            let segment = self.pop_acknowledged();
-            note_sample(&segment);
-            if !segment.sacked {
-                newly_acked_bytes += length;
-                newly_acked_segments += 1;
-                self.on_delivered(&segment, length, now, &mut rate);
-            }
-            self.snd_una += length;
-        }
 
-        // 2. SACK information (ignored in NewReno mode, as an ns-2 NewReno sender would).
-        let mut new_sack_info = false;
-        if self.config.recovery == RecoveryMode::Sack {
-            let previous = self.previous_sack;
-            let previous = &previous[..self.previous_sack_count];
-            for &(block_start, block_end) in ack.sack_blocks() {
-                for (start, end) in unreported_parts(block_start, block_end, previous) {
-                    if end <= self.snd_una {
-                        continue;
-                    }
-                    let first = (start.max(self.snd_una) - self.snd_una).div_ceil(mss) as usize;
-                    let last = ((end - self.snd_una) / mss) as usize;
-                    let stream_tail = end >= self.snd_nxt;
-                    let last = if stream_tail { self.segments.len() } else { last.min(self.segments.len()) };
-                    for offset in first..last {
-                        let segment = self.segments[offset];
-                        if self.mark_sacked(offset) {
-                            new_sack_info = true;
-                            note_sample(&segment);
-                            let length = self.segment_len(self.snd_una + offset as u64 * mss);
-                            newly_acked_bytes += length;
-                            newly_acked_segments += 1;
-                            self.on_delivered(&segment, length, now, &mut rate);
-                        }
-                    }
-                }
-            }
-            self.previous_sack = ack.sack;
-            self.previous_sack_count = ack.sack_count as usize;
-            if new_sack_info {
-                self.mark_losses_from_sack();
-            }
-        }
-
-        if let Some(sent) = earliest_sent {
-            self.rtt.on_sample(now - sent);
-        }
-        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
-            self.app_limited_until = 0;
-        }
-        // The sample's interval is the longer of the send and ACK intervals; one shorter than the
-        // minimum RTT is implausible (ACK compression) and gives no sample (the draft, Linux).
-        let delivery_rate = rate.prior_delivered.and_then(|prior| {
-            let interval = rate.send_elapsed.max(now - rate.prior_time);
-            let min_rtt = self.rtt.min_rtt.unwrap_or(0);
-            (interval > 0 && interval >= min_rtt)
-                .then(|| ((self.delivered - prior) as u128 * 8 * NANOS_PER_SEC as u128 / interval as u128) as u64)
-        });
-        let rtt_sample = latest_sent.map(|sent| now - sent);
-        if let Some(rtt) = rtt_sample {
-            self.stats
-                .rtt_us
-                .record(rtt / NANOS_PER_MICRO)
-                .expect("microsecond values stay far below the auto-resizing histogram limit of 2^63");
-            self.stats.rtt_sum += rtt as u128;
-        }
+        // 1. Cumulative acknowledgement, then 2. SACK information.
+        let mut progress = AckProgress::default();
+        self.take_cumulative_ack(ack.ack, now, &mut progress);
+        self.take_sack_blocks(ack, now, &mut progress);
+        let (rtt_sample, delivery_rate) = self.sample_rtt_and_rate(now, &progress);
 
         // 3. Duplicate ACKs and loss recovery.
-        let is_duplicate = !ack_advances
-            && self.snd_nxt > self.snd_una
-            && match self.config.recovery {
-                RecoveryMode::NewReno => ack.ack == self.snd_una,
-                RecoveryMode::Sack => new_sack_info,
-            };
-        if ack_advances {
-            self.duplicate_acks = 0;
-        } else if is_duplicate {
-            self.duplicate_acks += 1;
-        }
-
-        if self.in_timeout_recovery && self.snd_una >= self.recover {
-            self.in_timeout_recovery = false;
-            self.cc.on_timeout_recovery_exit(now);
-        }
-        if self.in_recovery {
-            if self.snd_una >= self.recover {
-                self.exit_recovery(now);
-            } else if ack_advances {
-                self.on_partial_ack(newly_acked_bytes, ctx);
-            } else if is_duplicate && self.config.recovery == RecoveryMode::NewReno {
-                self.inflation += mss as i64;
-            }
-        } else if !self.in_timeout_recovery && self.snd_una >= self.recover {
-            let head_lost = self.segments.front().is_some_and(|s| s.lost);
-            if self.duplicate_acks >= self.config.duplicate_threshold || (head_lost && new_sack_info) {
-                self.enter_recovery(flight_size_before, ctx);
-            }
-        }
+        self.detect_loss(ack, ack_advances, &progress, flight_size_before, ctx);
 
         // 4. ECN-Echo: at most one reduction per window (RFC 3168 section 6.1.2).
-        if ack.ece
-            && self.config.ecn
-            && !self.in_recovery
-            && !self.in_timeout_recovery
-            && self.snd_una >= self.ecn_recover
-        {
-            self.stats.ecn_reductions += 1;
-            self.cc.on_congestion_event(&CongestionEvent {
-                now,
-                kind: CongestionKind::Ecn,
-                bytes_in_flight: flight_size_before,
-                snd_nxt: self.snd_nxt,
-            });
-            self.ecn_recover = self.snd_nxt;
-            self.cwr_pending = true;
+        if ack.ece {
+            self.on_ecn_echo(now, flight_size_before);
         }
 
         // 5. The algorithm sees every ACK that acknowledged something.
-        if newly_acked_bytes > 0 || rtt_sample.is_some() {
+        if progress.newly_acked_bytes > 0 || rtt_sample.is_some() {
             // Linux's CWR state: no growth until the window that saw the ECE is acknowledged.
             let in_cwr_round = self.config.ecn && self.stats.ecn_reductions > 0 && self.snd_una < self.ecn_recover;
+            let rate = &progress.rate;
             let event = AckEvent {
                 now,
-                acked_bytes: newly_acked_bytes,
-                acked_segments: newly_acked_segments,
+                acked_bytes: progress.newly_acked_bytes,
+                acked_segments: progress.newly_acked_segments,
                 rtt_sample,
                 srtt: self.rtt.smoothed(),
                 min_rtt: self.rtt.min_rtt.unwrap_or(0),
@@ -896,6 +801,146 @@ impl TcpSender {
             self.stats.all_acknowledged_at = Some(now);
         }
         self.try_send(ctx);
+    }
+
+    /// Removes the segments the cumulative ACK `ack_no` covers.
+    fn take_cumulative_ack(&mut self, ack_no: u64, now: SimTime, progress: &mut AckProgress) {
+        while self.snd_una < ack_no && !self.segments.is_empty() {
+            let length = self.segment_len(self.snd_una);
+            let segment = self.pop_acknowledged();
+            progress.note_sample(&segment);
+            if !segment.sacked {
+                progress.newly_acked_bytes += length;
+                progress.newly_acked_segments += 1;
+                self.on_delivered(&segment, length, now, &mut progress.rate);
+            }
+            self.snd_una += length;
+        }
+    }
+
+    /// Marks the segments newly reported by SACK blocks (ignored in NewReno mode, as an ns-2
+    /// NewReno sender would), then the losses they reveal.
+    fn take_sack_blocks(&mut self, ack: &Packet, now: SimTime, progress: &mut AckProgress) {
+        if self.config.recovery != RecoveryMode::Sack {
+            return;
+        }
+        let mss = self.config.mss;
+        let previous = self.previous_sack;
+        let previous = &previous[..self.previous_sack_count];
+        for &(block_start, block_end) in ack.sack_blocks() {
+            for (start, end) in unreported_parts(block_start, block_end, previous) {
+                if end <= self.snd_una {
+                    continue;
+                }
+                let first = (start.max(self.snd_una) - self.snd_una).div_ceil(mss) as usize;
+                let last = ((end - self.snd_una) / mss) as usize;
+                let stream_tail = end >= self.snd_nxt;
+                let last = if stream_tail { self.segments.len() } else { last.min(self.segments.len()) };
+                for offset in first..last {
+                    let segment = self.segments[offset];
+                    if self.mark_sacked(offset) {
+                        progress.new_sack_info = true;
+                        progress.note_sample(&segment);
+                        let length = self.segment_len(self.snd_una + offset as u64 * mss);
+                        progress.newly_acked_bytes += length;
+                        progress.newly_acked_segments += 1;
+                        self.on_delivered(&segment, length, now, &mut progress.rate);
+                    }
+                }
+            }
+        }
+        self.previous_sack = ack.sack;
+        self.previous_sack_count = ack.sack_count as usize;
+        if progress.new_sack_info {
+            self.mark_losses_from_sack();
+        }
+    }
+
+    /// Feeds the RTT estimator and the RTT statistics; returns the algorithm's RTT sample and the
+    /// delivery rate sample (bits per second) of this ACK.
+    fn sample_rtt_and_rate(&mut self, now: SimTime, progress: &AckProgress) -> (Option<SimDuration>, Option<u64>) {
+        if let Some(sent) = progress.earliest_sent {
+            self.rtt.on_sample(now - sent);
+        }
+        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
+            self.app_limited_until = 0;
+        }
+        // The sample's interval is the longer of the send and ACK intervals; one shorter than the
+        // minimum RTT is implausible (ACK compression) and gives no sample (the draft, Linux).
+        let rate = &progress.rate;
+        let delivery_rate = rate.prior_delivered.and_then(|prior| {
+            let interval = rate.send_elapsed.max(now - rate.prior_time);
+            let min_rtt = self.rtt.min_rtt.unwrap_or(0);
+            (interval > 0 && interval >= min_rtt)
+                .then(|| ((self.delivered - prior) as u128 * 8 * NANOS_PER_SEC as u128 / interval as u128) as u64)
+        });
+        let rtt_sample = progress.latest_sent.map(|sent| now - sent);
+        if let Some(rtt) = rtt_sample {
+            self.stats
+                .rtt_us
+                .record(rtt / NANOS_PER_MICRO)
+                .expect("microsecond values stay far below the auto-resizing histogram limit of 2^63");
+            self.stats.rtt_sum += rtt as u128;
+        }
+        (rtt_sample, delivery_rate)
+    }
+
+    /// An ACK carried ECN-Echo: the algorithm reduces once per window, outside loss recovery.
+    fn on_ecn_echo(&mut self, now: SimTime, flight_size_before: u64) {
+        if !self.config.ecn || self.in_recovery || self.in_timeout_recovery || self.snd_una < self.ecn_recover {
+            return;
+        }
+        self.stats.ecn_reductions += 1;
+        self.cc.on_congestion_event(&CongestionEvent {
+            now,
+            kind: CongestionKind::Ecn,
+            bytes_in_flight: flight_size_before,
+            snd_nxt: self.snd_nxt,
+        });
+        self.ecn_recover = self.snd_nxt;
+        self.cwr_pending = true;
+    }
+
+    /// Counts duplicate ACKs, and enters, advances or leaves fast recovery.
+    fn detect_loss(
+        &mut self,
+        ack: &Packet,
+        ack_advances: bool,
+        progress: &AckProgress,
+        flight_size_before: u64,
+        ctx: &mut EndpointContext,
+    ) {
+        let now = ctx.events.now();
+        let is_duplicate = !ack_advances
+            && self.snd_nxt > self.snd_una
+            && match self.config.recovery {
+                RecoveryMode::NewReno => ack.ack == self.snd_una,
+                RecoveryMode::Sack => progress.new_sack_info,
+            };
+        if ack_advances {
+            self.duplicate_acks = 0;
+        } else if is_duplicate {
+            self.duplicate_acks += 1;
+        }
+
+        if self.in_timeout_recovery && self.snd_una >= self.recover {
+            self.in_timeout_recovery = false;
+            self.cc.on_timeout_recovery_exit(now);
+        }
+        if self.in_recovery {
+            if self.snd_una >= self.recover {
+                self.exit_recovery(now);
+            } else if ack_advances {
+                self.on_partial_ack(progress.newly_acked_bytes, ctx);
+            } else if is_duplicate && self.config.recovery == RecoveryMode::NewReno {
+                self.inflation += self.config.mss as i64;
+            }
+        } else if !self.in_timeout_recovery && self.snd_una >= self.recover {
+            let head_lost = self.segments.front().is_some_and(|s| s.lost);
+            if self.duplicate_acks >= self.config.duplicate_threshold || (head_lost && progress.new_sack_info) {
+                self.enter_recovery(flight_size_before, ctx);
+            }
+        }
     }
 
     /// RFC 6675 IsLost: every un-SACKed segment below the `duplicate_threshold`-th highest SACKed
