@@ -1,4 +1,4 @@
-"""The ``tcplab`` command: run, validate, sweep, compare, and list algorithms."""
+"""The ``tcplab`` command: run, validate, sweep, compare, report, and list algorithms."""
 
 from __future__ import annotations
 
@@ -64,6 +64,10 @@ def _add_sweep_parsers(commands) -> None:
     compare.add_argument("--cc", required=True, metavar="A,B,...", help="algorithms to compare, e.g. cubic,bbr,roccet")
     compare.add_argument("--runs", type=int, default=1, help="runs per algorithm (default 1)")
     _add_execution_options(compare)
+    report = commands.add_parser("report", help="write one self-contained HTML report of a run or a sweep directory")
+    report.add_argument("directory", type=Path, metavar="DIR", help="a directory written by tcplab run, sweep or compare")
+    report.add_argument("--out", type=Path, help="the HTML file (default: DIR/report.html)")
+    report.add_argument("--run", metavar="POINT:RUN", help="the sweep run whose time series is shown (default: the first)")
 
 
 def _add_execution_options(parser: argparse.ArgumentParser) -> None:
@@ -88,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
             return _sweep(args)
         if args.command == "compare":
             return _compare(args)
+        if args.command == "report":
+            return _report(args)
         return _algorithms(args)
     except ScenarioError as error:
         print(f"error: {error.args[0]}", file=sys.stderr)
@@ -237,9 +243,23 @@ def _compare(args: argparse.Namespace) -> int:
     from tcplab.sweeps import SweepStore
     from tcplab.sweeps.plan import compare_plan, split_values
 
+    from tcplab.report import write_report
+
     plan = compare_plan(args.scenario, split_values(args.cc), runs=args.runs, overrides=_overrides(args))
     store = SweepStore.create(args.out or _default_out(plan.scenario, args.scenario, "compare"), plan)
-    return _execute_sweep(store, args)
+    code = _execute_sweep(store, args)
+    if code != 130:
+        path = write_report(store.directory)
+        if not args.quiet:
+            print(f"report: {path}")
+    return code
+
+
+def _report(args: argparse.Namespace) -> int:
+    from tcplab.report import write_report
+
+    print(write_report(args.directory, out=args.out, run=args.run))
+    return 0
 
 
 def _default_out(scenario: dict, path: str, command: str) -> Path:

@@ -21,7 +21,8 @@ _LINK_IDENTITY = ["link", "direction", "from", "to", "rate_bps", "delay_ms", "bu
 def aggregate(flows: pd.DataFrame, links: pd.DataFrame, labels: Sequence[str]) -> pd.DataFrame:
     """A long table: table, the varied labels, entity, metric, n, mean, std, ci95_low, ci95_high.
 
-    ``entity`` is the flow's name for flows and "link direction" for links.
+    ``entity`` is the flow's name for flows and "link direction" for links; flows also keep their
+    ``flow_id`` (a flow's name can change with a varied parameter, e.g. "cubic-0" and "bbr-0").
     """
     parts = []
     if len(flows):
@@ -29,7 +30,7 @@ def aggregate(flows: pd.DataFrame, links: pd.DataFrame, labels: Sequence[str]) -
     if len(links):
         parts.append(_summarise(links, list(labels), ["link", "direction"], _LINK_IDENTITY, "links", lambda k: f"{k[-2]} {k[-1]}"))
     if not parts:
-        return pd.DataFrame(columns=["table", *labels, "entity", "metric", "n", "mean", "std", "ci95_low", "ci95_high"])
+        return pd.DataFrame(columns=["table", *labels, "entity", "flow_id", "metric", "n", "mean", "std", "ci95_low", "ci95_high"])
     return pd.concat(parts, ignore_index=True)
 
 
@@ -49,7 +50,7 @@ def _summarise(frame: pd.DataFrame, labels: list[str], entity_keys: list[str], i
     summary["ci95_high"] = summary["mean"] + half_width
     summary.insert(0, "table", table)
     summary.insert(len(labels) + 1, "entity", [entity_of(tuple(row)) for row in summary[keys].itertuples(index=False)])
-    return summary.drop(columns=entity_keys)
+    return summary.drop(columns=[key for key in entity_keys if key != "flow_id"])
 
 
 def _t_quantile(n: pd.Series) -> np.ndarray:
