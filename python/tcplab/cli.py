@@ -30,6 +30,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, help="results directory (default: results/<scenario name>)")
     run.add_argument("--seed", type=int, help="random seed (overrides simulation.seed)")
     run.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    run.add_argument("--smooth", metavar="DURATION", help="plot goodput as a trailing mean over DURATION, e.g. 1s")
+    run.add_argument("--csv", action="store_true", help="also write each table as CSV")
+    run.add_argument("--json", action="store_true",
+                     help="print a JSON summary (run, flows, links) on standard output and nothing else")
     run.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
     validate = commands.add_parser("validate", help="check a scenario and print it with every default filled in")
@@ -123,23 +127,56 @@ def _run(args: argparse.Namespace) -> int:
     from tcplab import plots
     from tcplab.scenario import load_scenario
 
+    smooth_s = _seconds("--smooth", args.smooth) if args.smooth else None
     overrides = _overrides(args)
     if args.seed is not None:
         overrides["simulation.seed"] = args.seed
     scenario = load_scenario(args.scenario)
+    quiet = args.quiet or args.json
     started = time.monotonic()
-    result = tcplab.run(scenario, set=overrides, progress=not args.quiet)
+    result = tcplab.run(scenario, set=overrides, progress=not quiet)
     wall = time.monotonic() - started
 
     name = result.summary.get("scenario") or Path(args.scenario).stem
     out = args.out or Path("results") / _safe(name)
-    files = result.save(out)
+    files = result.save(out, csv=args.csv)
     if not args.no_plots:
-        files += plots.save_all(result, out)
-    if not args.quiet:
+        files += plots.save_all(result, out, smooth_s)
+    if args.json:
+        _print_json(result, out)
+    elif not quiet:
         _print_summary(result, wall)
         print(f"results: {out}/ ({', '.join(p.name for p in files)})")
     return 0
+
+
+def _print_json(result, out: Path) -> None:
+    """The run's summary, flows and links as one JSON document (as iperf3 -J)."""
+    import json
+
+    from tcplab.result import jsonable_row, jsonable_rows
+
+    document = {
+        "summary": jsonable_row(result.summary),
+        "flows": jsonable_rows(result.flows),
+        "links": jsonable_rows(result.links),
+        "results_directory": str(out),
+    }
+    print(json.dumps(document, indent=2, allow_nan=False))
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s|min)\s*$")
+_SECONDS_PER_UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
+
+
+def _seconds(option: str, text: str) -> float:
+    """A duration with its unit ("500ms", "1s") in seconds."""
+    from tcplab.scenario import _error
+
+    match = _DURATION.match(text)
+    if not match or float(match.group(1)) <= 0:
+        raise _error(option, f"'{text}' is not a duration: a positive number with a unit ns, us, ms, s or min (e.g. 1s)")
+    return float(match.group(1)) * _SECONDS_PER_UNIT[match.group(2)]
 
 
 def _safe(name: str) -> str:

@@ -52,8 +52,9 @@ class Result:
             scenario_toml=scenario_toml,
         )
 
-    def save(self, directory: str | Path) -> list[Path]:
-        """Writes Parquet tables, summary.json and scenario.toml into ``directory``."""
+    def save(self, directory: str | Path, csv: bool = False) -> list[Path]:
+        """Writes Parquet tables, summary.json and scenario.toml into ``directory``; with ``csv``,
+        each table as CSV beside its Parquet file too."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         written = []
@@ -63,6 +64,10 @@ class Result:
             path = out / f"{name}.parquet"
             _write_parquet(frame, path, metadata)
             written.append(path)
+            if csv:
+                csv_path = out / f"{name}.csv"
+                frame.to_csv(csv_path, index=False)
+                written.append(csv_path)
         summary_path = out / "summary.json"
         summary_path.write_text(json.dumps(_jsonable(self.summary), indent=2, sort_keys=True) + "\n", encoding="utf-8")
         scenario_path = out / "scenario.toml"
@@ -74,11 +79,14 @@ class Result:
         self.files = written
         return written
 
-    def plot(self, path: str | Path | None = None):
-        """An overview figure (cwnd, RTT, throughput, queue over time); saved when ``path`` is given."""
+    def plot(self, path: str | Path | None = None, smooth_s: float | None = None):
+        """An overview figure (cwnd, RTT, throughput, queue over time); saved when ``path`` is given.
+
+        ``smooth_s``: goodput as a trailing mean over that many seconds.
+        """
         from tcplab import plots
 
-        figure = plots.overview(self)
+        figure = plots.overview(self, smooth_s)
         if path is not None:
             figure.savefig(path, dpi=110)
         return figure
@@ -98,6 +106,23 @@ def _write_parquet(frame: pd.DataFrame, path: Path, metadata: dict[str, str]) ->
     merged = dict(table.schema.metadata or {})
     merged.update({key.encode(): value.encode() for key, value in metadata.items()})
     pq.write_table(table.replace_schema_metadata(merged), path)
+
+
+def jsonable_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A row as plain JSON values: numbers as numbers, NaN as None."""
+    return {key: _plain(value) for key, value in row.items()}
+
+
+def jsonable_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return [jsonable_row(row) for row in frame.to_dict(orient="records")]
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "item"):  # NumPy scalars
+        value = value.item()
+    if isinstance(value, float) and value != value:
+        return None
+    return value
 
 
 def _jsonable(summary: dict[str, Any]) -> dict[str, Any]:
