@@ -221,15 +221,11 @@ impl NetworkBuilder {
         self.add_link("bottleneck", left, right, bottleneck);
         let mut plans = Vec::with_capacity(expanded.len());
         for (i, &(entry, spec)) in expanded.iter().enumerate() {
-            let sender = self.network.add_node(&format!("s{i}"), false);
-            let receiver = self.network.add_node(&format!("d{i}"), false);
             let mut sender_access = access.clone();
             if let Some(delay) = spec.access_delay {
                 sender_access.delay = delay;
             }
-            self.add_link(&format!("access-s{i}"), sender, left, &sender_access);
-            self.add_link(&format!("access-d{i}"), right, receiver, access);
-            plans.push(FlowPlan { spec, entry, source: sender, sink: receiver });
+            plans.push(self.add_hosts(i, entry, spec, (left, right), (&sender_access, access)));
         }
         plans
     }
@@ -251,15 +247,28 @@ impl NetworkBuilder {
         }
         let mut plans = Vec::with_capacity(expanded.len());
         for (i, &(entry, spec)) in expanded.iter().enumerate() {
-            let sender = self.network.add_node(&format!("s{i}"), false);
-            let receiver = self.network.add_node(&format!("d{i}"), false);
             let from = self.network.node(spec.from.as_ref().expect("validated")).expect("validated");
             let to = self.network.node(spec.to.as_ref().expect("validated")).expect("validated");
-            self.add_link(&format!("access-s{i}"), sender, from, access);
-            self.add_link(&format!("access-d{i}"), to, receiver, access);
-            plans.push(FlowPlan { spec, entry, source: sender, sink: receiver });
+            plans.push(self.add_hosts(i, entry, spec, (from, to), (access, access)));
         }
         plans
+    }
+
+    /// Flow `i`'s own sender host "s{i}" and receiver host "d{i}", attached by access links to the
+    /// routers it enters and leaves at.
+    fn add_hosts<'a>(
+        &mut self,
+        i: usize,
+        entry: usize,
+        spec: &'a FlowSpec,
+        (entry_router, exit_router): (u32, u32),
+        (sender_access, receiver_access): (&LinkSpec, &LinkSpec),
+    ) -> FlowPlan<'a> {
+        let sender = self.network.add_node(&format!("s{i}"), false);
+        let receiver = self.network.add_node(&format!("d{i}"), false);
+        self.add_link(&format!("access-s{i}"), sender, entry_router, sender_access);
+        self.add_link(&format!("access-d{i}"), exit_router, receiver, receiver_access);
+        FlowPlan { spec, entry, source: sender, sink: receiver }
     }
 
     /// Named nodes and links; flows run between the nodes they name.
