@@ -14,13 +14,17 @@ Experiments over varied parameters and repeated runs run on Dask::
     print(sweep.aggregate)
 """
 
-from tcplab._core import ScenarioError, __version__
+from tcplab._core import AlgorithmError, ScenarioError, __version__
 from tcplab.api import algorithms, run, validate
 from tcplab.result import Result
+from tcplab.python_cc import CongestionControl, Connection, register_algorithm
 from tcplab.scenario import load_scenario
 from tcplab.sweeps import SweepResult, compare, load_sweep, sweep
 
 __all__ = [
+    "AlgorithmError",
+    "CongestionControl",
+    "Connection",
     "Result",
     "ScenarioError",
     "SweepResult",
@@ -29,6 +33,7 @@ __all__ = [
     "compare",
     "load_sweep",
     "load_scenario",
+    "register_algorithm",
     "run",
     "sweep",
     "validate",

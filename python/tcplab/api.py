@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tcplab import _core
+from tcplab.python_cc import register_algorithm
 from tcplab.result import Result
 from tcplab.scenario import apply_overrides, load_scenario, to_json
 
@@ -34,6 +35,7 @@ def run(
     *,
     progress: bool = False,
     set: Mapping[str, Any] | None = None,  # noqa: A002 - mirrors the CLI's --set
+    algorithms: Mapping[str, type] | None = None,
     **overrides: Any,
 ) -> Result:
     """Runs a scenario and returns its Result.
@@ -42,8 +44,12 @@ def run(
     ``seed`` and ``run_index`` set the simulation's; any other keyword is a key with ``__`` for
     dots (``topology__bottleneck__rate="25Mbps"``); ``set`` takes dotted keys
     (``{"flows.0.cc": "reno"}``). ``progress=True`` shows a progress bar on runs longer than about
-    two seconds.
+    two seconds. ``algorithms`` maps names the scenario uses (``cc = "mine"``) to
+    ``tcplab.CongestionControl`` subclasses written in Python; they stay registered in this
+    process. Raises ``AlgorithmError`` (a ``ScenarioError``) when such an algorithm fails.
     """
+    for name, cls in (algorithms or {}).items():
+        register_algorithm(name, cls)
     data = _prepare(scenario, overrides)
     if set:
         data = apply_overrides(data, set)

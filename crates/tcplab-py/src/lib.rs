@@ -1,5 +1,8 @@
 //! Python bindings for tcplab-core. Bindings only: scenarios arrive as JSON text (the Python layer
-//! reads TOML and applies overrides), results leave as NumPy columns. No simulation logic here.
+//! reads TOML and applies overrides), results leave as NumPy columns, and algorithms written in
+//! Python run behind the core's trait (`python_cc.rs`). No simulation logic here.
+
+mod python_cc;
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -13,6 +16,12 @@ use tcplab_core::results::{Column, Table};
 use tcplab_core::{cc, Scenario, ScenarioError as CoreScenarioError};
 
 create_exception!(_core, ScenarioError, PyValueError, "A scenario key has a value tcplab cannot use.");
+create_exception!(
+    _core,
+    AlgorithmError,
+    ScenarioError,
+    "A congestion control algorithm written in Python raised an error or gave an unusable output."
+);
 
 fn scenario_error(error: CoreScenarioError) -> PyErr {
     ScenarioError::new_err((error.to_string(), error.key, error.message))
@@ -79,11 +88,15 @@ impl Simulation {
     }
 
     /// Runs all events up to `until_ns` without holding the GIL.
+    /// Raises AlgorithmError when a Python algorithm failed during the slice.
     fn run_until(&self, py: Python<'_>, until_ns: u64) -> PyResult<()> {
         let mut guard = self.lock()?;
         let simulation: &mut tcplab_core::Simulation = &mut guard;
         py.detach(|| simulation.run_until(until_ns));
-        Ok(())
+        match simulation.algorithm_failure() {
+            Some(why) => Err(AlgorithmError::new_err((why.clone(), "flows.cc".to_string(), why))),
+            None => Ok(()),
+        }
     }
 
     /// The scenario with every default written out, as TOML.
@@ -125,6 +138,20 @@ fn validate(scenario_json: &str) -> PyResult<String> {
     Ok(scenario.resolved().to_toml())
 }
 
+/// Drives algorithm `name` (built-in or Python) through `steps` random sends, ACKs, losses, ECN
+/// marks and timeouts chosen by `seed`, as the Rust property test does; raises ValueError naming
+/// the first broken invariant (cwnd below a segment, ssthresh below two, a failure, ...).
+#[pyfunction]
+#[pyo3(signature = (name, params_json, seed, steps=3000))]
+fn check_algorithm_properties(name: &str, params_json: &str, seed: u64, steps: usize) -> PyResult<()> {
+    let params: serde_json::Value = if params_json.is_empty() {
+        serde_json::Value::Null
+    } else {
+        serde_json::from_str(params_json).map_err(|e| PyValueError::new_err(format!("params: {e}")))?
+    };
+    cc::properties::exercise(name, &params, seed, steps).map_err(PyValueError::new_err)
+}
+
 /// Every registered algorithm with its parameters: a list of dicts.
 #[pyfunction]
 fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -155,8 +182,13 @@ fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("AlgorithmError", m.py().get_type::<AlgorithmError>())?;
+    python_cc::add_classes(m)?;
+    // Once per process: re-importing the module (a second interpreter) finds it installed.
+    tcplab_core::cc::external::install(Box::new(python_cc::PythonAlgorithms));
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(check_algorithm_properties, m)?)?;
     Ok(())
 }

@@ -10,10 +10,12 @@ pub mod bbr;
 pub mod bic;
 pub mod compound;
 pub mod cubic;
+pub mod external;
 pub mod harness;
 pub mod highspeed;
 pub mod hybla;
 pub mod newreno;
+pub mod properties;
 pub mod reno;
 pub mod roccet;
 pub mod rta;
@@ -133,6 +135,12 @@ pub trait CongestionControl: Send {
     /// A named event that happened in the last call (a mode switch, an algorithm-specific
     /// congestion event), for the results' events table. Polled after every call.
     fn take_event(&mut self) -> Option<&'static str> {
+        None
+    }
+
+    /// Why the algorithm stopped working, if it did (an exception in a Python algorithm): the
+    /// simulation reports it instead of results. Built-in algorithms never fail.
+    fn failure(&self) -> Option<&str> {
         None
     }
 }
@@ -317,11 +325,38 @@ pub fn names() -> Vec<&'static str> {
     registry().iter().map(|a| a.name).collect()
 }
 
+/// Whether `name` is a built-in algorithm or one the installed external source knows.
+pub fn exists(name: &str) -> bool {
+    find(name).is_some() || external::installed().is_some_and(|source| source.knows(name))
+}
+
+/// Why an external algorithm's name does not resolve (a module that does not import), if it
+/// does not; built-in names always resolve.
+pub fn resolve(name: &str) -> Result<(), String> {
+    match external::installed() {
+        Some(source) if find(name).is_none() && source.knows(name) => source.resolve(name),
+        _ => Ok(()),
+    }
+}
+
+/// The names a scenario may use, for error messages: the built-in ones, then the external form.
+pub fn available() -> String {
+    let mut text = names().join(", ");
+    if let Some(source) = external::installed() {
+        text.push_str(&format!(", or {}", source.name_form()));
+    }
+    text
+}
+
 /// Creates a controller by name with validated parameters.
 pub fn create(name: &str, params: &Value, info: ConnectionInfo) -> Result<Box<dyn CongestionControl>, String> {
-    let algorithm =
-        find(name).ok_or_else(|| format!("unknown congestion control '{name}'; available: {}", names().join(", ")))?;
-    (algorithm.create)(params, info)
+    if let Some(algorithm) = find(name) {
+        return (algorithm.create)(params, info);
+    }
+    match external::installed() {
+        Some(source) if source.knows(name) => source.create(name, params, info),
+        _ => Err(format!("unknown congestion control '{name}'; available: {}", available())),
+    }
 }
 
 #[cfg(test)]

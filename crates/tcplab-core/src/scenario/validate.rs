@@ -147,16 +147,17 @@ impl Scenario {
         let name = flow.cc.as_ref().ok_or_else(|| {
             ScenarioError::new(
                 format!("{key}.cc"),
-                format!("a TCP flow needs an algorithm; available: {}", cc::names().join(", ")),
+                format!("a TCP flow needs an algorithm; available: {}", cc::available()),
             )
         })?;
         let info = cc::ConnectionInfo { mss: 1448, initial_window_segments: 10, seed: 1 };
-        if cc::find(name).is_none() {
+        if !cc::exists(name) {
             return Err(ScenarioError::new(
                 format!("{key}.cc"),
-                format!("unknown algorithm '{name}'; available: {}", cc::names().join(", ")),
+                format!("unknown algorithm '{name}'; available: {}", cc::available()),
             ));
         }
+        cc::resolve(name).map_err(|e| ScenarioError::new(format!("{key}.cc"), e))?;
         cc::create(name, &flow.params, info).map_err(|e| ScenarioError::new(format!("{key}.params"), e))?;
         let tcp = flow.tcp.clone().unwrap_or_default().over(&self.tcp);
         tcp.to_config(&format!("{key}.tcp"))?;

@@ -75,6 +75,15 @@ impl Simulation {
         self.results()
     }
 
+    /// The first flow whose algorithm stopped working (an external algorithm raised an error),
+    /// as "flow NAME (ALGORITHM): why". Its window stays as it last was, so results after it
+    /// mean nothing: callers stop and report it.
+    pub fn algorithm_failure(&self) -> Option<String> {
+        self.tcp
+            .iter()
+            .find_map(|f| f.sender.cc.failure().map(|why| format!("flow {} ({}): {why}", f.name, f.algorithm)))
+    }
+
     /// Packets alive in queues and on wires right now (for conservation checks).
     pub fn live_packets(&self) -> usize {
         self.pool.live()
