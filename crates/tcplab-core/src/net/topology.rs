@@ -1,5 +1,5 @@
-//! Nodes, channels and static routing. Builders for the dumbbell and the router chain live in the
-//! scenario module, which turns a scenario's topology into calls to [`Network::add_link`].
+//! Nodes, channels and static routing. The dumbbell, chain and custom topologies are built from a
+//! scenario in `simulation/build.rs`.
 
 use std::collections::HashMap;
 

@@ -14,7 +14,7 @@ use crate::metrics::TimeSeries;
 use crate::net::channel::Channel;
 use crate::net::packet::PacketPool;
 use crate::net::queue::{DropTail, QueueLimit};
-use crate::net::topology::{Link, Network};
+use crate::net::topology::Network;
 use crate::scenario::{
     FlowSpec, LinkSpec, OnOffDistribution, Protocol, QueueSpec, Scenario, ScenarioError, TopologyKind, TopologySpec,
 };
@@ -291,12 +291,13 @@ impl NetworkBuilder {
         plans
     }
 
-    /// A full-duplex link: a forward channel `from` -> `to` and a reverse one, each with its own
-    /// random stream. Their queues are placeholders until `install_queues`.
+    /// A full-duplex link: a forward channel `from` -> `to` and a reverse one, each with the random
+    /// stream of its channel index. Their queues are placeholders until `install_queues`.
     fn add_link(&mut self, name: &str, from: u32, to: u32, spec: &LinkSpec) {
-        for (direction, a, b, dir_spec) in [("forward", from, to, &spec.forward), ("reverse", to, from, &spec.reverse)]
-        {
-            let index = self.network.channels.len() as u64;
+        let first_index = self.network.channels.len() as u64;
+        let directions = [("forward", from, to, &spec.forward), ("reverse", to, from, &spec.reverse)];
+        let [forward, reverse] = [0, 1].map(|offset| {
+            let (_, a, b, direction) = directions[offset];
             let mut channel = Channel::new(
                 name.to_string(),
                 a,
@@ -305,24 +306,25 @@ impl NetworkBuilder {
                 spec.delay.nanos(),
                 Box::new(DropTail::new(QueueLimit::Packets(0), None)),
                 String::new(),
-                rng_stream(self.seed, self.run, StreamKind::Channel, index),
+                rng_stream(self.seed, self.run, StreamKind::Channel, first_index + offset as u64),
             );
             channel.rdc_stamp = spec.rdc_stamp;
-            configure_direction(&mut channel, dir_spec);
-            self.network.channels.push(channel);
-            let mark_threshold = match spec.ecn_mark_threshold {
-                Some(Buffer::Packets(n)) => Some(n),
-                _ => None,
-            };
+            configure_direction(&mut channel, direction);
+            channel
+        });
+        self.network.add_link(name, forward, reverse);
+        let mark_threshold = match spec.ecn_mark_threshold {
+            Some(Buffer::Packets(n)) => Some(n),
+            _ => None,
+        };
+        for (label, _, _, direction) in directions {
             self.pending_queues.push(PendingQueue {
-                buffer: dir_spec.buffer.unwrap_or(spec.buffer),
+                buffer: direction.buffer.unwrap_or(spec.buffer),
                 mark_threshold,
                 queue: spec.queue.with_defaults(),
             });
-            self.channel_labels.push((name.to_string(), direction));
+            self.channel_labels.push((name.to_string(), label));
         }
-        let forward = self.network.channels.len() as u32 - 2;
-        self.network.links.push(Link { name: name.to_string(), forward, reverse: forward + 1 });
     }
 
     /// Every channel's queue discipline, its buffer resolved against the BDP of the flows crossing
