@@ -1,7 +1,8 @@
 //! Nodes, channels and static routing. The dumbbell, chain and custom topologies are built from a
 //! scenario in `simulation/build.rs`.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 use crate::net::channel::Channel;
 
@@ -27,9 +28,27 @@ pub struct Network {
     pub channels: Vec<Channel>,
     pub links: Vec<Link>,
     node_index: HashMap<String, u32>,
-    /// `next_hop[node * nodes + destination]`: the channel a packet at `node` takes towards
-    /// `destination`, or [`NO_ROUTE`].
-    next_hop: Vec<u32>,
+    routes: Routes,
+}
+
+/// Static routes, in memory linear in the number of hosts.
+///
+/// Most nodes are hosts hanging off one router by one link ("stubs": one channel out and one in,
+/// both to the same neighbour). A stub sends everything up its one link, and a packet for a stub
+/// goes to the stub's router first, then down. Shortest paths are therefore computed only between
+/// the other ("core") nodes: a dumbbell with 10,000 flows has 2 core nodes and 20,000 stubs, so
+/// its routes take a 2 x 2 table instead of 20,002^2 entries and all-pairs searches over them.
+#[derive(Default)]
+struct Routes {
+    /// Per node: the channel a stub sends everything on, or [`NO_ROUTE`] for a core node.
+    uplink: Vec<u32>,
+    /// Per node: the channel into a stub from its router, or [`NO_ROUTE`] for a core node.
+    downlink: Vec<u32>,
+    /// Per node: its index among the core nodes, or for a stub its router's.
+    core_of: Vec<u32>,
+    core_count: usize,
+    /// `core_next_hop[core * core_count + destination_core]`.
+    core_next_hop: Vec<u32>,
 }
 
 impl Network {
@@ -54,43 +73,129 @@ impl Network {
     }
 
     /// Computes static routes: fewest hops first, then least propagation delay, then the channel
-    /// added first, so routes are deterministic. Dijkstra from every destination over reversed
-    /// channels; topologies are small (hundreds of nodes at most), so O(n^2) per destination is fine.
+    /// added first, so routes are deterministic. Stubs are found in one pass over the channels;
+    /// between core nodes, Dijkstra from every destination over reversed channels.
     pub fn compute_routes(&mut self) {
         let n = self.nodes.len();
-        self.next_hop = vec![NO_ROUTE; n * n];
-        for destination in 0..n {
-            let mut cost: Vec<Option<(u32, u64)>> = vec![None; n];
-            let mut done = vec![false; n];
+        let mut routes = Routes {
+            uplink: vec![NO_ROUTE; n],
+            downlink: vec![NO_ROUTE; n],
+            core_of: vec![NO_ROUTE; n],
+            ..Routes::default()
+        };
+        let stub_links = self.stub_links();
+        for (node, link) in stub_links.iter().enumerate() {
+            if let Some((up, down)) = *link {
+                routes.uplink[node] = up;
+                routes.downlink[node] = down;
+            }
+        }
+        let mut core_nodes = Vec::new();
+        for node in 0..n {
+            if stub_links[node].is_none() {
+                routes.core_of[node] = core_nodes.len() as u32;
+                core_nodes.push(node);
+            }
+        }
+        for node in 0..n {
+            if let Some((up, _)) = stub_links[node] {
+                routes.core_of[node] = routes.core_of[self.channels[up as usize].to as usize];
+            }
+        }
+        routes.core_count = core_nodes.len();
+        routes.core_next_hop = self.core_next_hops(&core_nodes, &routes.core_of);
+        self.routes = routes;
+    }
+
+    /// Per node, `Some((uplink, downlink))` if it is a stub whose neighbour is not a stub itself
+    /// (two nodes joined by one link are both core, so each has somewhere to route to).
+    fn stub_links(&self) -> Vec<Option<(u32, u32)>> {
+        let n = self.nodes.len();
+        let mut outgoing: Vec<(u32, u32)> = vec![(0, NO_ROUTE); n];
+        let mut incoming: Vec<(u32, u32)> = vec![(0, NO_ROUTE); n];
+        for (index, channel) in self.channels.iter().enumerate() {
+            let out = &mut outgoing[channel.from as usize];
+            *out = (out.0 + 1, index as u32);
+            let into = &mut incoming[channel.to as usize];
+            *into = (into.0 + 1, index as u32);
+        }
+        let candidate: Vec<Option<(u32, u32)>> = (0..n)
+            .map(|node| match (outgoing[node], incoming[node]) {
+                ((1, up), (1, down)) if self.channels[up as usize].to == self.channels[down as usize].from => {
+                    Some((up, down))
+                }
+                _ => None,
+            })
+            .collect();
+        (0..n)
+            .map(|node| {
+                let (up, _) = candidate[node]?;
+                let neighbour = self.channels[up as usize].to as usize;
+                if candidate[neighbour].is_some() {
+                    None
+                } else {
+                    candidate[node]
+                }
+            })
+            .collect()
+    }
+
+    /// Next hops between core nodes: for each core destination, Dijkstra over the channels
+    /// between core nodes, reversed, with (hops, delay) costs; ties go to the lower node index,
+    /// then the lower channel index.
+    fn core_next_hops(&self, core_nodes: &[usize], core_of: &[u32]) -> Vec<u32> {
+        let k = core_nodes.len();
+        // Channels between core nodes, grouped by the core node they end at, in channel order.
+        let mut arriving: Vec<Vec<u32>> = vec![Vec::new(); k];
+        for (index, channel) in self.channels.iter().enumerate() {
+            let (from, to) = (channel.from as usize, channel.to as usize);
+            if core_nodes.binary_search(&from).is_ok() && core_nodes.binary_search(&to).is_ok() {
+                arriving[core_of[to] as usize].push(index as u32);
+            }
+        }
+        let mut next_hop = vec![NO_ROUTE; k * k];
+        for destination in 0..k {
+            let mut cost: Vec<Option<(u32, u64)>> = vec![None; k];
+            let mut done = vec![false; k];
+            let mut frontier = BinaryHeap::new();
             cost[destination] = Some((0, 0));
-            loop {
-                let current = (0..n).filter(|&v| !done[v] && cost[v].is_some()).min_by_key(|&v| (cost[v], v));
-                let Some(current) = current else { break };
+            frontier.push(Reverse(((0u32, 0u64), destination)));
+            while let Some(Reverse((path_cost, current))) = frontier.pop() {
+                if done[current] || cost[current] != Some(path_cost) {
+                    continue;
+                }
                 done[current] = true;
-                let (hops, delay) = cost[current].expect("selected nodes have a cost");
-                // Channels that end at `current` extend the path backwards to their source.
-                for (index, channel) in self.channels.iter().enumerate() {
-                    if channel.to as usize != current {
-                        continue;
-                    }
-                    let from = channel.from as usize;
+                let (hops, delay) = path_cost;
+                for &index in &arriving[current] {
+                    let channel = &self.channels[index as usize];
+                    let from = core_of[channel.from as usize] as usize;
                     let candidate = (hops + 1, delay + channel.delay);
-                    let better = match cost[from] {
-                        None => true,
-                        Some(existing) => candidate < existing,
-                    };
-                    if better && !done[from] {
+                    if !done[from] && cost[from].is_none_or(|existing| candidate < existing) {
                         cost[from] = Some(candidate);
-                        self.next_hop[from * n + destination] = index as u32;
+                        next_hop[from * k + destination] = index;
+                        frontier.push(Reverse((candidate, from)));
                     }
                 }
             }
         }
+        next_hop
     }
 
+    /// The channel a packet at `node` takes towards `destination` (not `node` itself), or
+    /// [`NO_ROUTE`].
     #[inline]
     pub fn route(&self, node: u32, destination: u32) -> u32 {
-        self.next_hop[node as usize * self.nodes.len() + destination as usize]
+        let routes = &self.routes;
+        let uplink = routes.uplink[node as usize];
+        if uplink != NO_ROUTE {
+            return uplink;
+        }
+        let (core, destination_core) = (routes.core_of[node as usize], routes.core_of[destination as usize]);
+        if core == destination_core {
+            // The destination is a stub of this router.
+            return routes.downlink[destination as usize];
+        }
+        routes.core_next_hop[core as usize * routes.core_count + destination_core as usize]
     }
 
     /// The channels a packet crosses from `source` to `destination`, or None if unreachable.
@@ -106,5 +211,72 @@ impl Network {
             node = self.channels[channel as usize].to;
         }
         Some(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::queue::{DropTail, QueueLimit};
+    use crate::sim::{rng_stream, StreamKind};
+
+    fn channel(from: u32, to: u32, delay: u64) -> Channel {
+        let queue = Box::new(DropTail::new(QueueLimit::Packets(10), None));
+        Channel::new(String::new(), from, to, 1_000_000, delay, queue, String::new(), rng_stream(1, 0, StreamKind::Channel, 0))
+    }
+
+    fn link(network: &mut Network, a: u32, b: u32, delay: u64) -> (u32, u32) {
+        let index = network.add_link("l", channel(a, b, delay), channel(b, a, delay));
+        (network.links[index].forward, network.links[index].reverse)
+    }
+
+    #[test]
+    fn routes_prefer_fewer_hops_then_less_delay_and_reach_every_stub() {
+        // Routers r0, r1, r2 in a triangle, r3 joined to r0 and r2. r0 -> r2 directly is slow
+        // (50) but one hop; via r1 (10 + 10) or r3 (2 + 3) it is faster but two hops. From r1 to
+        // r3 both ways are two hops: via r0 (10 + 2) is faster than via r2 (10 + 3).
+        let mut network = Network::default();
+        let r: Vec<u32> = (0..4).map(|i| network.add_node(&format!("r{i}"), true)).collect();
+        let (r0_r1, r1_r0) = link(&mut network, r[0], r[1], 10);
+        let (_r1_r2, _) = link(&mut network, r[1], r[2], 10);
+        let (r0_r2, r2_r0) = link(&mut network, r[0], r[2], 50);
+        let (r0_r3, _) = link(&mut network, r[0], r[3], 2);
+        let (r3_r2, _) = link(&mut network, r[3], r[2], 3);
+        let h0 = network.add_node("h0", false);
+        let h2 = network.add_node("h2", false);
+        let (h0_up, r0_h0) = link(&mut network, h0, r[0], 1);
+        let (h2_up, r2_h2) = link(&mut network, h2, r[2], 1);
+        network.compute_routes();
+        // One hop beats two, whatever the delay.
+        assert_eq!(network.path(h0, h2), Some(vec![h0_up, r0_r2, r2_h2]));
+        assert_eq!(network.path(h2, h0), Some(vec![h2_up, r2_r0, r0_h0]));
+        assert_eq!(network.path(r[1], r[3]), Some(vec![r1_r0, r0_r3]));
+        assert_eq!(network.path(r[0], r[1]), Some(vec![r0_r1]));
+        assert_eq!(network.path(r[3], r[2]), Some(vec![r3_r2]));
+        assert_eq!(network.path(r[0], r[3]), Some(vec![r0_r3]));
+    }
+
+    #[test]
+    fn two_nodes_joined_by_one_link_route_to_each_other() {
+        let mut network = Network::default();
+        let a = network.add_node("a", false);
+        let b = network.add_node("b", false);
+        let (ab, ba) = link(&mut network, a, b, 5);
+        network.compute_routes();
+        assert_eq!(network.path(a, b), Some(vec![ab]));
+        assert_eq!(network.path(b, a), Some(vec![ba]));
+    }
+
+    #[test]
+    fn stubs_of_one_router_reach_each_other_and_unconnected_nodes_do_not() {
+        let mut network = Network::default();
+        let router = network.add_node("r", true);
+        let hosts: Vec<u32> = (0..3).map(|i| network.add_node(&format!("h{i}"), false)).collect();
+        let lonely = network.add_node("lonely", false);
+        let links: Vec<(u32, u32)> = hosts.iter().map(|&h| link(&mut network, h, router, 1)).collect();
+        network.compute_routes();
+        assert_eq!(network.path(hosts[0], hosts[2]), Some(vec![links[0].0, links[2].1]));
+        assert_eq!(network.path(hosts[1], lonely), None);
+        assert_eq!(network.path(lonely, hosts[1]), None);
     }
 }
