@@ -19,7 +19,14 @@ pub type PacketId = u32;
 /// Everything that can happen in a simulation. Small and `Copy`: packets travel by arena index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// A packet finished propagating over a channel and arrives at the channel's far node.
+    /// The first packet on a channel's wire arrives at the channel's far node. A channel keeps
+    /// the packets it has in flight in arrival order and has one such event at a time, for the
+    /// head (see `Channel::on_head_arrival`).
+    WireArrival {
+        channel: u32,
+    },
+    /// A packet that overtook others on the wire (jitter that reorders, or a delay that dropped)
+    /// arrives at the channel's far node; it travels outside the channel's in-order queue.
     Arrival {
         channel: u32,
         packet: PacketId,
@@ -129,9 +136,25 @@ impl EventQueue {
 
     /// Schedules `event` at `time`; times in the past are clamped to now (never reorder history).
     pub fn schedule(&mut self, time: SimTime, event: Event) {
-        let time = time.max(self.now);
-        self.heap.push(Scheduled { time, sequence: self.next_sequence, event });
+        let sequence = self.reserve_sequence();
+        self.schedule_reserved(time, sequence, event);
+    }
+
+    /// Takes the tie-break position an event scheduled now would get, for an event that enters
+    /// the queue later. A channel reserves one per packet it puts on the wire and schedules only
+    /// its head packet's arrival: because the head always has the smallest (time, sequence) of
+    /// the channel's packets, events pop in exactly the order they would if every packet had its
+    /// own entry, while the heap holds one entry per busy wire instead of one per packet.
+    pub fn reserve_sequence(&mut self) -> u64 {
+        let sequence = self.next_sequence;
         self.next_sequence += 1;
+        sequence
+    }
+
+    /// Schedules `event` at `time` in the tie-break position `sequence` from `reserve_sequence`.
+    pub fn schedule_reserved(&mut self, time: SimTime, sequence: u64, event: Event) {
+        let time = time.max(self.now);
+        self.heap.push(Scheduled { time, sequence, event });
     }
 
     pub fn peek_time(&self) -> Option<SimTime> {

@@ -2,8 +2,13 @@
 //! transmitter of fixed (or scheduled) rate, then a propagation delay with optional jitter, random
 //! loss and scheduled outages.
 //!
-//! Events per packet: one `Arrival` at the far end, plus one `TransmitterFree` only when the packet
-//! had to wait behind another. An idle channel sends at once without touching its queue.
+//! Events per packet: one arrival at the far end, plus one `TransmitterFree` only when the packet
+//! had to wait behind another. An idle channel sends at once without touching its queue. Packets
+//! on the wire wait in arrival order in the channel itself, and only the first has an event in the
+//! event queue (`WireArrival`); a packet that would overtake the last one (reordering jitter, a
+//! delay step down) gets an `Arrival` event of its own instead.
+
+use std::collections::VecDeque;
 
 use hdrhistogram::Histogram;
 use rand_distr::{Distribution, Normal};
@@ -151,6 +156,8 @@ pub struct Channel {
     busy_until: SimTime,
     wakeup_pending: bool,
     last_arrival: SimTime,
+    /// Packets on the wire in arrival order: (arrival time, event sequence, packet).
+    in_flight: VecDeque<(SimTime, u64, PacketId)>,
     /// Scratch list of packets a queue dropped (reused: no allocation per packet).
     dropped: Vec<PacketId>,
 }
@@ -188,6 +195,7 @@ impl Channel {
             busy_until: 0,
             wakeup_pending: false,
             last_arrival: 0,
+            in_flight: VecDeque::new(),
             dropped: Vec::new(),
         }
     }
@@ -290,7 +298,28 @@ impl Channel {
             }
         }
         self.last_arrival = arrival;
-        events.schedule(arrival, Event::Arrival { channel: index, packet });
+        let sequence = events.reserve_sequence();
+        match self.in_flight.back() {
+            Some(&(last, _, _)) if arrival < last => {
+                events.schedule_reserved(arrival, sequence, Event::Arrival { channel: index, packet })
+            }
+            _ => {
+                if self.in_flight.is_empty() {
+                    events.schedule_reserved(arrival, sequence, Event::WireArrival { channel: index });
+                }
+                self.in_flight.push_back((arrival, sequence, packet));
+            }
+        }
+    }
+
+    /// The first packet on the wire arrived (a `WireArrival` event): returns it and schedules the
+    /// next one's arrival.
+    pub fn on_head_arrival(&mut self, index: u32, events: &mut EventQueue) -> PacketId {
+        let (_, _, packet) = self.in_flight.pop_front().expect("a WireArrival event has a packet on the wire");
+        if let Some(&(time, sequence, _)) = self.in_flight.front() {
+            events.schedule_reserved(time, sequence, Event::WireArrival { channel: index });
+        }
+        packet
     }
 }
 

@@ -91,6 +91,13 @@ impl Simulation {
 
     fn dispatch(&mut self, event: Event) {
         match event {
+            Event::WireArrival { channel: index } => {
+                let channel = &mut self.network.channels[index as usize];
+                let packet = channel.on_head_arrival(index, &mut self.events);
+                channel.stats.delivered_packets += 1;
+                let node = channel.to;
+                self.forward(node, packet);
+            }
             Event::Arrival { channel, packet } => {
                 let channel = &mut self.network.channels[channel as usize];
                 channel.stats.delivered_packets += 1;
