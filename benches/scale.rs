@@ -1,0 +1,134 @@
+//! Benchmark: how tcplab scales with the number of flows. N long-lived NewReno flows on one
+//! dumbbell bottleneck with a 1-BDP drop-tail buffer and a 10 ms bottleneck delay (access links
+//! 10x the bottleneck rate, 0.5 ms, base RTT 22 ms), the setting htsim was timed on (issue 9):
+//!
+//! | size   | bottleneck | flows  | simulated |
+//! |--------|------------|--------|-----------|
+//! | small  | 1 Gbit/s   | 10     | 10 s      |
+//! | medium | 10 Gbit/s  | 100    | 10 s      |
+//! | large  | 10 Gbit/s  | 1,000  | 10 s      |
+//! | huge   | 10 Gbit/s  | 10,000 | 1 s       |
+//!
+//! Each size runs in a child process of its own so that its peak memory (VmHWM) is its own.
+//! Printed per size: set-up time (building the network, routes and flows), wall time of the run,
+//! packets (per-hop transmissions) and events per wall second, and peak RSS.
+//!
+//! Run: `cargo bench -p tcplab-core --bench scale` (add `-- small medium` to choose sizes).
+//! Targets (issue 9): at least 1.5x htsim's packet rate (htsim on this machine: 8.4 M, 6.3 M and
+//! 4.3 M packets per wall second at 10, 100 and 1,000 flows), set-up under 1 s at 10,000 flows,
+//! peak RSS under 100 MB at 1,000 flows.
+
+use std::process::Command;
+use std::time::Instant;
+
+use tcplab_core::{Scenario, Simulation};
+
+struct Size {
+    name: &'static str,
+    bottleneck_gbps: u64,
+    flows: u64,
+    seconds: u64,
+}
+
+const SIZES: [Size; 4] = [
+    Size { name: "small", bottleneck_gbps: 1, flows: 10, seconds: 10 },
+    Size { name: "medium", bottleneck_gbps: 10, flows: 100, seconds: 10 },
+    Size { name: "large", bottleneck_gbps: 10, flows: 1_000, seconds: 10 },
+    Size { name: "huge", bottleneck_gbps: 10, flows: 10_000, seconds: 1 },
+];
+
+fn scenario_text(size: &Size) -> String {
+    format!(
+        r#"
+name = "scale-{name}"
+[simulation]
+duration = "{seconds}s"
+seed = 1
+sample_interval = "100ms"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "{rate}Gbps", delay = "10ms", buffer = "1BDP" }}
+access = {{ rate = "{access}Gbps", delay = "0.5ms", buffer = "10000p" }}
+[tcp]
+mss = "1448B"
+[[flows]]
+cc = "newreno"
+count = {flows}
+start_spread = "100ms"
+"#,
+        name = size.name,
+        seconds = size.seconds,
+        rate = size.bottleneck_gbps,
+        access = size.bottleneck_gbps * 10,
+        flows = size.flows,
+    )
+}
+
+fn peak_memory_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<f64>().ok());
+    kb.map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// Runs one size in this process and prints its row.
+fn run_size(size: &Size) {
+    let scenario = Scenario::from_toml(&scenario_text(size)).expect("the benchmark scenario is valid");
+    let started = Instant::now();
+    let simulation = Simulation::new(&scenario).expect("the benchmark scenario builds");
+    let setup = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let results = simulation.run();
+    let wall = started.elapsed().as_secs_f64();
+    let summary = &results.summary;
+    println!(
+        "{:<7} {:>5} {:>7} {:>6} {:>9.3} {:>9.3} {:>15.0} {:>14.0} {:>12} {:>12} {:>13.1} {:>10.1}",
+        size.name,
+        size.bottleneck_gbps,
+        size.flows,
+        size.seconds,
+        setup,
+        wall,
+        summary.packets_transmitted as f64 / wall,
+        summary.events as f64 / wall,
+        summary.packets_transmitted,
+        summary.events,
+        summary.total_goodput_bps / 1e6,
+        peak_memory_mb(),
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    if let Some(name) = args.first().and_then(|a| a.strip_prefix("child:")) {
+        let size = SIZES.iter().find(|s| s.name == name).expect("the parent passes a known size");
+        run_size(size);
+        return;
+    }
+    let chosen: Vec<&Size> = SIZES.iter().filter(|s| args.is_empty() || args.iter().any(|a| a == s.name)).collect();
+    println!(
+        "{:<7} {:>5} {:>7} {:>6} {:>9} {:>9} {:>15} {:>14} {:>12} {:>12} {:>13} {:>10}",
+        "size",
+        "Gb/s",
+        "flows",
+        "sim s",
+        "setup s",
+        "wall s",
+        "packets/wall s",
+        "events/wall s",
+        "packets",
+        "events",
+        "goodput Mb/s",
+        "peak MB"
+    );
+    let me = std::env::current_exe().expect("the benchmark knows its own path");
+    for size in chosen {
+        let status = Command::new(&me).arg(format!("child:{}", size.name)).status().expect("the benchmark re-runs itself");
+        if !status.success() {
+            println!("{:<7} failed: {status}", size.name);
+        }
+    }
+}
