@@ -9,6 +9,7 @@
 //! together).
 
 pub mod cc;
+pub mod histogram;
 pub mod metrics;
 pub mod net;
 pub mod results;

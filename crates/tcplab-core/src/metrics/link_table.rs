@@ -43,19 +43,10 @@ pub fn link_table(network: &Network, labels: &[(String, &'static str)], duration
 }
 
 fn mean_queue_delay_ms(channel: &Channel) -> f64 {
-    let n = channel.stats.sojourn_us.len();
-    if n == 0 {
-        f64::NAN
-    } else {
-        channel.stats.sojourn_sum as f64 / n as f64 / NANOS_PER_MILLI as f64
-    }
+    channel.stats.sojourn.mean_ms()
 }
 
-/// A quantile of the time packets spent queued (histogram in microseconds), in milliseconds.
+/// A quantile of the time packets spent queued, in milliseconds.
 fn queue_delay_quantile_ms(channel: &Channel, quantile: f64) -> f64 {
-    if channel.stats.sojourn_us.is_empty() {
-        f64::NAN
-    } else {
-        channel.stats.sojourn_us.value_at_quantile(quantile) as f64 / 1000.0
-    }
+    channel.stats.sojourn.quantile_ms(quantile)
 }

@@ -10,13 +10,13 @@
 
 use std::collections::VecDeque;
 
-use hdrhistogram::Histogram;
+use crate::histogram::DelayHistogram;
 use rand_distr::{Distribution, Normal};
 
 use crate::net::packet::{PacketId, PacketPool};
 use crate::net::queue::{EnqueueOutcome, QueueDiscipline};
 use crate::sim::{unit_f64, Event, EventQueue, SimRng};
-use crate::time::{transmission_time, SimDuration, SimTime, NANOS_PER_MICRO};
+use crate::time::{transmission_time, SimDuration, SimTime};
 
 /// Random loss on the wire, decided per packet as it leaves the transmitter.
 #[derive(Clone, Debug)]
@@ -88,7 +88,7 @@ pub struct Outage {
 
 /// Counters for one channel. Conservation: `offered == transmitted + queue_drops + aqm_drops +
 /// queued now`; `transmitted == delivered + wire_losses + in flight now`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ChannelStats {
     pub offered_packets: u64,
     pub transmitted_packets: u64,
@@ -105,29 +105,8 @@ pub struct ChannelStats {
     pub busy_time: SimDuration,
     pub max_queue_packets: u64,
     pub max_queue_bytes: u64,
-    /// Time each transmitted packet waited in the queue, in microseconds.
-    pub sojourn_us: Histogram<u64>,
-    pub sojourn_sum: u128,
-}
-
-impl Default for ChannelStats {
-    fn default() -> Self {
-        Self {
-            offered_packets: 0,
-            transmitted_packets: 0,
-            transmitted_bytes: 0,
-            delivered_packets: 0,
-            queue_drops: 0,
-            aqm_drops: 0,
-            wire_losses: 0,
-            ecn_marks: 0,
-            busy_time: 0,
-            max_queue_packets: 0,
-            max_queue_bytes: 0,
-            sojourn_us: Histogram::new(3).expect("3 significant figures is a valid histogram precision"),
-            sojourn_sum: 0,
-        }
-    }
+    /// Time each transmitted packet waited in the queue.
+    pub sojourn: DelayHistogram,
 }
 
 pub struct Channel {
@@ -254,11 +233,7 @@ impl Channel {
         }
         if let Some(packet) = next {
             let waited = now - pool.get(packet).enqueued_at;
-            self.stats
-                .sojourn_us
-                .record(waited / NANOS_PER_MICRO)
-                .expect("microsecond values stay far below the auto-resizing histogram limit of 2^63");
-            self.stats.sojourn_sum += waited as u128;
+            self.stats.sojourn.record(waited);
             self.transmit(index, packet, pool, events);
         }
         if !self.queue.is_empty() && !self.wakeup_pending {

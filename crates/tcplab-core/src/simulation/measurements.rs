@@ -108,9 +108,6 @@ impl Simulation {
         let end = if complete { f.receiver.stats.last_delivery_at } else { duration };
         let active = end.saturating_sub(f.app.start).max(1);
         let stats = &f.sender.stats;
-        let rtt_count = stats.rtt_us.len();
-        let percentile =
-            |q: f64| if rtt_count == 0 { f64::NAN } else { stats.rtt_us.value_at_quantile(q) as f64 / 1000.0 };
         FlowRow {
             packet_payload_bytes: f.sender.mss(),
             size_bytes: f.size.map_or(f64::NAN, |s| s as f64),
@@ -124,15 +121,11 @@ impl Simulation {
             timeouts: stats.timeouts,
             fast_recoveries: stats.fast_recoveries,
             ecn_reductions: stats.ecn_reductions,
-            rtt_mean_ms: if rtt_count == 0 {
-                f64::NAN
-            } else {
-                stats.rtt_sum as f64 / rtt_count as f64 / NANOS_PER_MILLI as f64
-            },
+            rtt_mean_ms: stats.rtt.mean_ms(),
             rtt_min_ms: f.sender.rtt.min_rtt.map_or(f64::NAN, as_millis_f64),
-            rtt_p50_ms: percentile(0.5),
-            rtt_p95_ms: percentile(0.95),
-            rtt_p99_ms: percentile(0.99),
+            rtt_p50_ms: stats.rtt.quantile_ms(0.5),
+            rtt_p95_ms: stats.rtt.quantile_ms(0.95),
+            rtt_p99_ms: stats.rtt.quantile_ms(0.99),
             completion_time_s: if complete { as_secs_f64(end - f.app.start) } else { f64::NAN },
             duplicate_bytes: f.receiver.stats.duplicate_bytes,
             one_way_delay_mean_ms: f64::NAN,

@@ -34,14 +34,14 @@
 
 use std::collections::VecDeque;
 
-use hdrhistogram::Histogram;
 
 use crate::cc::{AckEvent, CongestionControl, CongestionEvent, CongestionKind};
 use crate::net::packet::{Ecn, Packet, PacketKind, MAX_SACK_BLOCKS};
 use crate::sim::Event;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::{EndpointContext, RecoveryMode, TcpConfig};
-use crate::time::{transmission_time, SimDuration, SimTime, NANOS_PER_MICRO, NANOS_PER_SEC};
+use crate::histogram::DelayHistogram;
+use crate::time::{transmission_time, SimDuration, SimTime, NANOS_PER_SEC};
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Segment {
@@ -66,7 +66,7 @@ struct Segment {
 }
 
 /// Counters a flow reports at the end of a run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct SenderStats {
     pub segments_sent: u64,
     pub bytes_sent: u64,
@@ -75,31 +75,12 @@ pub struct SenderStats {
     pub timeouts: u64,
     pub fast_recoveries: u64,
     pub ecn_reductions: u64,
-    /// Per-ACK RTT samples in microseconds.
-    pub rtt_us: Histogram<u64>,
-    pub rtt_sum: u128,
+    /// Per-ACK RTT samples.
+    pub rtt: DelayHistogram,
     /// When every byte of a finite transfer was acknowledged.
     pub all_acknowledged_at: Option<SimTime>,
     /// Events the algorithm reported, with their times.
     pub events: Vec<(SimTime, &'static str)>,
-}
-
-impl Default for SenderStats {
-    fn default() -> Self {
-        Self {
-            segments_sent: 0,
-            bytes_sent: 0,
-            retransmitted_segments: 0,
-            retransmitted_bytes: 0,
-            timeouts: 0,
-            fast_recoveries: 0,
-            ecn_reductions: 0,
-            rtt_us: Histogram::new(3).expect("3 significant figures is a valid histogram precision"),
-            rtt_sum: 0,
-            all_acknowledged_at: None,
-            events: Vec::new(),
-        }
-    }
 }
 
 pub struct TcpSender {
@@ -876,11 +857,7 @@ impl TcpSender {
         });
         let rtt_sample = progress.latest_sent.map(|sent| now - sent);
         if let Some(rtt) = rtt_sample {
-            self.stats
-                .rtt_us
-                .record(rtt / NANOS_PER_MICRO)
-                .expect("microsecond values stay far below the auto-resizing histogram limit of 2^63");
-            self.stats.rtt_sum += rtt as u128;
+            self.stats.rtt.record(rtt);
         }
         (rtt_sample, delivery_rate)
     }
