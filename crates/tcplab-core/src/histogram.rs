@@ -1,28 +1,51 @@
 //! The distribution of a delay (an RTT, a queueing delay) in memory that does not grow with the
-//! number of samples or with simulated time: an HDR histogram at microsecond resolution with three
-//! significant figures, plus the exact sum for the mean.
+//! number of samples or with simulated time, plus the exact sum for the mean.
 //!
-//! Memory matters because every flow and every link direction keeps one: a 1,000-flow dumbbell has
-//! 1,000 RTT and 4,002 queueing-delay distributions. So the histogram counts in `u32` (4 bytes a
-//! bucket; a count saturates at 4.29 billion samples in one bucket rather than wrapping) and zero
-//! delays, which most links see for every packet (an access link whose queue never builds), are
-//! counted apart: the histogram itself is only allocated once a non-zero delay arrives. Quantiles
-//! are those of the full distribution, zeros included, exactly as one histogram of every sample
-//! would give them.
+//! The buckets are those of an HDR histogram at microsecond resolution with three significant
+//! figures (Gil Tene's HdrHistogram: values below 2048 us exactly, then 1,024 buckets per power of
+//! two, so no bucket is wider than 0.1% of its values), and quantiles are computed by the
+//! `hdrhistogram` crate from them, so they are what one `hdrhistogram::Histogram` of every sample
+//! would give. What differs is the storage, because every flow and every link direction keeps a
+//! distribution (a 1,000-flow dumbbell has 1,000 RTT and 4,002 queueing-delay distributions):
+//! - counts are kept only for the range of buckets between the smallest and the largest delay seen
+//!   (an RTT between 22 and 44 ms spans about 1,000 buckets, where a dense histogram from zero has
+//!   6,144), in `u32` (a count saturates at 4.29 billion samples in one bucket);
+//! - zero delays, which most links see for most packets, are counted apart, so a link whose queue
+//!   never builds allocates nothing.
 
 use hdrhistogram::Histogram;
 
 use crate::time::{SimDuration, NANOS_PER_MICRO, NANOS_PER_MILLI};
 
-/// Significant figures the histogram keeps (0.1% resolution).
+/// Significant figures of the buckets (0.1% resolution).
 const SIGNIFICANT_FIGURES: u8 = 3;
+/// Values below 2^11 us get a bucket each; above, each power of two is split into 2^10 buckets.
+const LINEAR_BITS: u32 = 11;
+const HALF: u64 = 1 << (LINEAR_BITS - 1);
+
+/// The bucket of a value in microseconds.
+fn bucket_of(micros: u64) -> u32 {
+    // How many times the value must be halved to fit in the linear range.
+    let shift = (64 - (micros | ((1 << LINEAR_BITS) - 1)).leading_zeros()) - LINEAR_BITS;
+    // Buckets 0..2048 hold 0..2048 us; then each shift adds 1,024 buckets.
+    (((shift as u64) << (LINEAR_BITS - 1)) + (micros >> shift)) as u32
+}
+
+/// The smallest value in microseconds that falls in `bucket`.
+fn lowest_value_of(bucket: u32) -> u64 {
+    let bucket = bucket as u64;
+    let shift = (bucket >> (LINEAR_BITS - 1)).saturating_sub(1);
+    let within = if bucket < 2 * HALF { bucket } else { (bucket & (HALF - 1)) + HALF };
+    within << shift
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct DelayHistogram {
     /// Samples below one microsecond.
     zeros: u64,
-    /// Samples of one microsecond or more; allocated on the first.
-    nonzero_us: Option<Box<Histogram<u32>>>,
+    /// Counts of buckets `first_bucket ..`, for samples of one microsecond or more.
+    first_bucket: u32,
+    counts: Vec<u32>,
     samples: u64,
     sum_ns: u128,
 }
@@ -36,12 +59,20 @@ impl DelayHistogram {
             self.zeros += 1;
             return;
         }
-        let histogram = self.nonzero_us.get_or_insert_with(|| Box::new(new_histogram()));
-        // The histogram grows to fit the value; a bucket's count saturates instead of wrapping.
-        if histogram.record(micros).is_err() {
-            // Only values near 2^63 us cannot be tracked; they are kept at the largest one.
-            histogram.saturating_record(micros);
+        let bucket = bucket_of(micros);
+        if self.counts.is_empty() {
+            self.first_bucket = bucket;
+        } else if bucket < self.first_bucket {
+            // A new minimum: extend the range downwards (rare once a flow has seen its base RTT).
+            let grow = (self.first_bucket - bucket) as usize;
+            self.counts.splice(0..0, std::iter::repeat_n(0, grow));
+            self.first_bucket = bucket;
         }
+        let index = (bucket - self.first_bucket) as usize;
+        if index >= self.counts.len() {
+            self.counts.resize(index + 1, 0);
+        }
+        self.counts[index] = self.counts[index].saturating_add(1);
     }
 
     pub fn len(&self) -> u64 {
@@ -61,33 +92,20 @@ impl DelayHistogram {
         }
     }
 
-    /// The `quantile` (0 to 1) in milliseconds at the histogram's resolution, or NaN without
-    /// samples.
+    /// The `quantile` (0 to 1) in milliseconds, reported as HdrHistogram does (the highest value
+    /// of the quantile's bucket), or NaN without samples.
     pub fn quantile_ms(&self, quantile: f64) -> f64 {
         if self.samples == 0 {
             return f64::NAN;
         }
-        let micros = match (&self.nonzero_us, self.zeros) {
-            (None, _) => 0,
-            (Some(histogram), 0) => histogram.value_at_quantile(quantile),
-            (Some(histogram), zeros) => {
-                // Counts in u64 here: there may be more zeros than a u32 bucket holds. Each
-                // recorded value maps back to its own bucket, so the copy is exact.
-                let mut all = Histogram::<u64>::new(SIGNIFICANT_FIGURES).expect("valid precision");
-                for bucket in histogram.iter_recorded() {
-                    all.record_n(bucket.value_iterated_to(), bucket.count_at_value() as u64)
-                        .expect("the value was tracked by a histogram of the same precision");
-                }
-                all.record_n(0, zeros).expect("zero is always trackable");
-                all.value_at_quantile(quantile)
-            }
-        };
-        micros as f64 / 1000.0
+        let mut all = Histogram::<u64>::new(SIGNIFICANT_FIGURES).expect("3 significant figures is a valid precision");
+        all.record_n(0, self.zeros).expect("zero is always trackable");
+        for (offset, &count) in self.counts.iter().enumerate().filter(|(_, &count)| count > 0) {
+            let value = lowest_value_of(self.first_bucket + offset as u32);
+            all.record_n(value, count as u64).expect("an auto-resizing histogram tracks every bucket's value");
+        }
+        all.value_at_quantile(quantile) as f64 / 1000.0
     }
-}
-
-fn new_histogram() -> Histogram<u32> {
-    Histogram::new(SIGNIFICANT_FIGURES).expect("3 significant figures is a valid histogram precision")
 }
 
 #[cfg(test)]
@@ -137,10 +155,26 @@ mod tests {
         assert!(delays.quantile_ms(0.5).is_nan());
         assert!(delays.mean_ms().is_nan());
         delays.record(0);
-        assert!(delays.nonzero_us.is_none());
+        assert!(delays.counts.is_empty());
         assert_eq!(delays.quantile_ms(0.99), 0.0);
         delays.record(25 * NANOS_PER_MICRO);
-        assert!(delays.nonzero_us.is_some());
+        assert_eq!(delays.counts.len(), 1);
         assert_eq!(delays.quantile_ms(1.0), 0.025);
+        // 22 to 44 ms, a typical RTT range, spans one power of two: 1,024 buckets.
+        let mut rtts = DelayHistogram::default();
+        rtts.record(44 * NANOS_PER_MILLI);
+        rtts.record(22 * NANOS_PER_MILLI);
+        assert_eq!(rtts.counts.len(), 1025);
+    }
+
+    #[test]
+    fn buckets_are_hdr_buckets() {
+        // Every value maps to a bucket whose lowest value HdrHistogram counts as equivalent to it.
+        let reference = Histogram::<u64>::new(SIGNIFICANT_FIGURES).unwrap();
+        for micros in (1..5000).chain((5000..100_000_000).step_by(9973)) {
+            let bucket = bucket_of(micros);
+            assert_eq!(lowest_value_of(bucket), reference.lowest_equivalent(micros), "value {micros} us");
+            assert_eq!(bucket_of(lowest_value_of(bucket)), bucket);
+        }
     }
 }

@@ -85,16 +85,24 @@ pub enum Event {
     Sample,
 }
 
+/// An event and when it runs. `key` is the time in its high 64 bits and the tie-break sequence
+/// in its low 64, so one integer comparison orders (time, sequence): the heap compares keys about
+/// 20 times per event, and two comparisons each with an unpredictable branch cost measurably more.
 #[derive(Debug)]
 struct Scheduled {
-    time: SimTime,
-    sequence: u64,
+    key: u128,
     event: Event,
+}
+
+impl Scheduled {
+    fn time(&self) -> SimTime {
+        (self.key >> 64) as SimTime
+    }
 }
 
 impl PartialEq for Scheduled {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.sequence == other.sequence
+        self.key == other.key
     }
 }
 impl Eq for Scheduled {}
@@ -106,7 +114,7 @@ impl PartialOrd for Scheduled {
 impl Ord for Scheduled {
     // BinaryHeap is a max-heap: reverse so the earliest (time, sequence) pops first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.sequence).cmp(&(self.time, self.sequence))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -154,20 +162,20 @@ impl EventQueue {
     /// Schedules `event` at `time` in the tie-break position `sequence` from `reserve_sequence`.
     pub fn schedule_reserved(&mut self, time: SimTime, sequence: u64, event: Event) {
         let time = time.max(self.now);
-        self.heap.push(Scheduled { time, sequence, event });
+        self.heap.push(Scheduled { key: ((time as u128) << 64) | sequence as u128, event });
     }
 
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|s| s.time)
+        self.heap.peek().map(Scheduled::time)
     }
 
     /// Pops the next event if it is due at or before `limit`, advancing the clock to its time.
     pub fn pop_until(&mut self, limit: SimTime) -> Option<Event> {
-        if self.heap.peek()?.time > limit {
+        if self.heap.peek()?.time() > limit {
             return None;
         }
         let next = self.heap.pop()?;
-        self.now = next.time;
+        self.now = next.time();
         self.processed += 1;
         Some(next.event)
     }
