@@ -18,10 +18,11 @@ pub struct FlowSample {
 }
 
 /// One link direction's queue at one sampling instant.
-pub struct QueueSample<'a> {
+pub struct QueueSample {
     pub time_s: f64,
-    pub link: &'a str,
-    pub direction: &'static str,
+    /// The channel (link direction) index; names are looked up when the table is made, so a row
+    /// costs 28 bytes however long the link's name.
+    pub channel: u32,
     pub packets: u64,
     pub bytes: u64,
 }
@@ -38,8 +39,7 @@ pub struct TimeSeries {
     throughput: Vec<f64>,
     state: Vec<&'static str>,
     queue_time: Vec<f64>,
-    queue_link: Vec<String>,
-    queue_direction: Vec<&'static str>,
+    queue_channel: Vec<u32>,
     queue_packets: Vec<u64>,
     queue_bytes: Vec<u64>,
 }
@@ -58,8 +58,7 @@ impl TimeSeries {
 
     pub fn push_queue(&mut self, sample: QueueSample) {
         self.queue_time.push(sample.time_s);
-        self.queue_link.push(sample.link.to_string());
-        self.queue_direction.push(sample.direction);
+        self.queue_channel.push(sample.channel);
         self.queue_packets.push(sample.packets);
         self.queue_bytes.push(sample.bytes);
     }
@@ -80,11 +79,13 @@ impl TimeSeries {
     }
 
     /// The per-link-direction series: time_s, link, direction, queue_packets, queue_bytes.
-    pub fn queue_table(&self) -> Table {
+    /// `channel_labels` gives each channel's (link name, direction).
+    pub fn queue_table(&self, channel_labels: &[(String, &'static str)]) -> Table {
+        let label = |channel: &u32| &channel_labels[*channel as usize];
         let mut table = Table::default();
         table.push("time_s", Column::F64(self.queue_time.clone()));
-        table.push("link", Column::Str(self.queue_link.clone()));
-        table.push("direction", Column::Str(self.queue_direction.iter().map(|d| d.to_string()).collect()));
+        table.push("link", Column::Str(self.queue_channel.iter().map(|c| label(c).0.clone()).collect()));
+        table.push("direction", Column::Str(self.queue_channel.iter().map(|c| label(c).1.to_string()).collect()));
         table.push("queue_packets", Column::U64(self.queue_packets.clone()));
         table.push("queue_bytes", Column::U64(self.queue_bytes.clone()));
         table

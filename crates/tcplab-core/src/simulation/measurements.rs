@@ -50,11 +50,9 @@ impl Simulation {
             f.received_at_last_sample = received;
         }
         for (index, channel) in self.network.channels.iter().enumerate() {
-            let (link, direction) = &self.channel_labels[index];
             self.series.push_queue(QueueSample {
                 time_s: seconds,
-                link,
-                direction,
+                channel: index as u32,
                 packets: channel.queue.len_packets() as u64,
                 bytes: channel.queue.len_bytes(),
             });
@@ -98,7 +96,7 @@ impl Simulation {
             flows: flow_table(tcp_rows.into_iter().chain(udp_rows).collect()),
             links: link_table(&self.network, &self.channel_labels, duration),
             flow_series: self.series.flow_table(),
-            queue_series: self.series.queue_table(),
+            queue_series: self.series.queue_table(&self.channel_labels),
         }
     }
 
