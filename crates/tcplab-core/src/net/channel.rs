@@ -289,10 +289,11 @@ impl Channel {
 
     /// The first packet on the wire arrived (a `WireArrival` event): returns it and schedules the
     /// next one's arrival.
-    pub fn on_head_arrival(&mut self, index: u32, events: &mut EventQueue) -> PacketId {
+    pub fn on_head_arrival(&mut self, index: u32, pool: &PacketPool, events: &mut EventQueue) -> PacketId {
         let (_, _, packet) = self.in_flight.pop_front().expect("a WireArrival event has a packet on the wire");
-        if let Some(&(time, sequence, _)) = self.in_flight.front() {
+        if let Some(&(time, sequence, next)) = self.in_flight.front() {
             events.schedule_reserved(time, sequence, Event::WireArrival { channel: index });
+            pool.prefetch(next);
         }
         packet
     }

@@ -97,6 +97,26 @@ impl PacketPool {
         &mut self.slots[id as usize]
     }
 
+    /// Asks the CPU to start loading a packet that will be needed soon (the next one to leave a
+    /// queue or to arrive off a wire). With thousands of packets queued, a packet's slot has left
+    /// the caches by the time it is used, and waiting for that load was most of the run time at
+    /// 100 flows; a hint issued one packet ahead hides it. Changes no result.
+    #[inline]
+    pub fn prefetch(&self, id: PacketId) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(slot) = self.slots.get(id as usize) {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let start = slot as *const Packet as *const i8;
+            // Every 64-byte cache line the packet spans.
+            for offset in (0..std::mem::size_of::<Packet>()).step_by(64) {
+                // SAFETY: a prefetch is only a hint; the address lies within `slot`.
+                unsafe { _mm_prefetch(start.add(offset), _MM_HINT_T0) };
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = id;
+    }
+
     /// Returns a slot to the pool; the id must not be used again.
     pub fn release(&mut self, id: PacketId) -> Packet {
         self.free.push(id);

@@ -112,6 +112,9 @@ impl QueueDiscipline for DropTail {
     fn dequeue(&mut self, pool: &mut PacketPool, _now: SimTime, _dropped: &mut Vec<PacketId>) -> Option<PacketId> {
         let packet = self.packets.pop_front()?;
         self.bytes -= pool.get(packet).wire_bytes as u64;
+        if let Some(&next) = self.packets.front() {
+            pool.prefetch(next);
+        }
         Some(packet)
     }
 

@@ -93,7 +93,7 @@ impl Simulation {
         match event {
             Event::WireArrival { channel: index } => {
                 let channel = &mut self.network.channels[index as usize];
-                let packet = channel.on_head_arrival(index, &mut self.events);
+                let packet = channel.on_head_arrival(index, &self.pool, &mut self.events);
                 channel.stats.delivered_packets += 1;
                 let node = channel.to;
                 self.forward(node, packet);
