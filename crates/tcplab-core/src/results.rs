@@ -8,6 +8,10 @@ pub enum Column {
     F64(Vec<f64>),
     Bool(Vec<bool>),
     Str(Vec<String>),
+    /// Text from a small set of values (a link's name, an algorithm's state), stored once each:
+    /// row `i` reads `labels[codes[i]]`. Time series have hundreds of thousands of rows but only
+    /// a few distinct names; front ends turn this into ordinary text.
+    Labels { labels: Vec<String>, codes: Vec<u32> },
 }
 
 impl Column {
@@ -18,6 +22,7 @@ impl Column {
             Column::F64(v) => v.len(),
             Column::Bool(v) => v.len(),
             Column::Str(v) => v.len(),
+            Column::Labels { codes, .. } => codes.len(),
         }
     }
 
@@ -59,10 +64,12 @@ impl Table {
         }
     }
 
-    pub fn strings(&self, name: &str) -> &[String] {
+    /// A text column (plain or labels), row by row.
+    pub fn text(&self, name: &str) -> Vec<&str> {
         match self.column(name) {
-            Some(Column::Str(v)) => v,
-            other => panic!("column {name} is not a string column: {other:?}"),
+            Some(Column::Str(v)) => v.iter().map(String::as_str).collect(),
+            Some(Column::Labels { labels, codes }) => codes.iter().map(|&c| labels[c as usize].as_str()).collect(),
+            other => panic!("column {name} is not a text column: {other:?}"),
         }
     }
 

@@ -11,7 +11,7 @@ fn run(text: &str) -> Results {
 fn bottleneck_row(results: &Results) -> usize {
     let links = &results.links;
     (0..links.rows())
-        .find(|&i| links.strings("link")[i] == "bottleneck" && links.strings("direction")[i] == "forward")
+        .find(|&i| links.text("link")[i] == "bottleneck" && links.text("direction")[i] == "forward")
         .expect("a bottleneck")
 }
 
@@ -20,8 +20,8 @@ fn mean_queue(results: &Results, from_s: f64) -> f64 {
     let q = &results.queue_series;
     let rows: Vec<usize> = (0..q.rows())
         .filter(|&i| {
-            q.strings("link")[i] == "bottleneck"
-                && q.strings("direction")[i] == "forward"
+            q.text("link")[i] == "bottleneck"
+                && q.text("direction")[i] == "forward"
                 && q.f64("time_s")[i] >= from_s
         })
         .collect();
@@ -92,7 +92,7 @@ fn hybla_grows_faster_than_newreno_on_a_600ms_path() {
     assert!(h[3] > 100.0 * n[3], "slow start: hybla {} vs newreno {}", h[3], n[3]);
     // Congestion avoidance: growth per RTT between consecutive samples (600 ms apart).
     let median_ca_growth = |r: &Results, cwnd: &[f64]| {
-        let states = r.flow_series.strings("state");
+        let states = r.flow_series.text("state");
         let mut growth: Vec<f64> = (0..cwnd.len() - 1)
             .filter(|&i| states[i] == "congestion_avoidance" && states[i + 1] == "congestion_avoidance")
             .map(|i| cwnd[i + 1] - cwnd[i])
@@ -117,13 +117,13 @@ fn compound_dwnd_fills_an_underused_pipe_and_shrinks_when_the_queue_builds() {
     // dwnd shrinks: the window falls between samples with no loss recovery in between.
     let series = &compound.flow_series;
     let cwnd = series.f64("cwnd_bytes");
-    let states = series.strings("state");
+    let states = series.text("state");
     let steady = |s: &str| s == "compound" || s == "congestion_avoidance";
     let shrinks = (0..series.rows() - 1)
         .filter(|&i| steady(&states[i]) && steady(&states[i + 1]) && cwnd[i + 1] < cwnd[i])
         .count();
     assert!(shrinks > 0, "dwnd never shrank");
-    assert!(states.iter().any(|s| s == "compound"), "dwnd never grew");
+    assert!(states.iter().any(|&s| s == "compound"), "dwnd never grew");
 }
 
 #[test]
@@ -199,7 +199,7 @@ fn bbr_fills_the_link_with_a_short_queue_and_probes_rtt_every_ten_seconds() {
     let queue = mean_queue(&results, 5.0);
     assert!(queue < 167.0, "mean queue {queue} packets");
     let series = &results.flow_series;
-    let states = series.strings("state");
+    let states = series.text("state");
     let times = series.f64("time_s");
     let entries: Vec<f64> = (1..series.rows())
         .filter(|&i| states[i] == "probe_rtt" && states[i - 1] != "probe_rtt")
@@ -215,7 +215,7 @@ fn bbr_fills_the_link_with_a_short_queue_and_probes_rtt_every_ten_seconds() {
 /// (time, event) of every event flow 0 reported.
 fn events(results: &Results) -> Vec<(f64, String)> {
     let e = &results.events;
-    (0..e.rows()).map(|i| (e.f64("time_s")[i], e.strings("event")[i].clone())).collect()
+    (0..e.rows()).map(|i| (e.f64("time_s")[i], e.text("event")[i].to_string())).collect()
 }
 
 #[test]
@@ -245,10 +245,10 @@ fn rta_switches_to_hybla_after_an_rtt_step_and_back_when_it_ends() {
     // The first samples over the new path return about one RTT (0.9 s) after the step.
     assert!((10.0..12.0).contains(&to_hybla[0]), "{events:?}");
     assert!((30.0..32.0).contains(&to_newreno[0]), "{events:?}");
-    let states = results.flow_series.strings("state");
+    let states = results.flow_series.text("state");
     let times = results.flow_series.f64("time_s");
     for (i, state) in states.iter().enumerate() {
-        if (13.0..29.0).contains(&times[i]) && state != "recovery" {
+        if (13.0..29.0).contains(&times[i]) && *state != "recovery" {
             assert!(state.starts_with("hybla"), "at {} s: {state}", times[i]);
         }
     }

@@ -14,14 +14,14 @@ fn run(text: &str) -> Results {
 }
 
 fn row(table: &Table, key: &str, value: &str) -> usize {
-    table.strings(key).iter().position(|v| v == value).unwrap_or_else(|| panic!("no row with {key} = {value}"))
+    table.text(key).iter().position(|&v| v == value).unwrap_or_else(|| panic!("no row with {key} = {value}"))
 }
 
 /// Row of the forward direction of a named link.
 fn forward(results: &Results, link: &str) -> usize {
     let links = &results.links;
     (0..links.rows())
-        .find(|&i| links.strings("link")[i] == link && links.strings("direction")[i] == "forward")
+        .find(|&i| links.text("link")[i] == link && links.text("direction")[i] == "forward")
         .unwrap_or_else(|| panic!("no link {link}"))
 }
 

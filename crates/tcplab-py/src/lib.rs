@@ -10,7 +10,7 @@ use numpy::IntoPyArray;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 
 use tcplab_core::results::{Column, Table};
 use tcplab_core::{cc, Scenario, ScenarioError as CoreScenarioError};
@@ -40,6 +40,12 @@ fn table_to_dict<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyD
             Column::F64(v) => dict.set_item(name, v.clone().into_pyarray(py))?,
             Column::Bool(v) => dict.set_item(name, v.clone().into_pyarray(py))?,
             Column::Str(v) => dict.set_item(name, PyList::new(py, v)?)?,
+            Column::Labels { labels, codes } => {
+                // One Python string per label, referenced by every row that has it.
+                let labels: Vec<Bound<'py, PyString>> = labels.iter().map(|l| PyString::new(py, l)).collect();
+                let rows = codes.iter().map(|&code| labels[code as usize].clone());
+                dict.set_item(name, PyList::new(py, rows)?)?
+            }
         }
     }
     Ok(dict)

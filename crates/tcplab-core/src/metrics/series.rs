@@ -74,20 +74,42 @@ impl TimeSeries {
         table.push("srtt_ms", Column::F64(self.srtt_ms.clone()));
         table.push("in_flight_bytes", Column::F64(self.in_flight.clone()));
         table.push("throughput_bps", Column::F64(self.throughput.clone()));
-        table.push("state", Column::Str(self.state.iter().map(|state| state.to_string()).collect()));
+        table.push("state", labels_of(&self.state));
         table
     }
 
     /// The per-link-direction series: time_s, link, direction, queue_packets, queue_bytes.
     /// `channel_labels` gives each channel's (link name, direction).
     pub fn queue_table(&self, channel_labels: &[(String, &'static str)]) -> Table {
-        let label = |channel: &u32| &channel_labels[*channel as usize];
         let mut table = Table::default();
         table.push("time_s", Column::F64(self.queue_time.clone()));
-        table.push("link", Column::Str(self.queue_channel.iter().map(|c| label(c).0.clone()).collect()));
-        table.push("direction", Column::Str(self.queue_channel.iter().map(|c| label(c).1.to_string()).collect()));
+        table.push(
+            "link",
+            Column::Labels {
+                labels: channel_labels.iter().map(|(link, _)| link.clone()).collect(),
+                codes: self.queue_channel.clone(),
+            },
+        );
+        let directions: Vec<&'static str> = self.queue_channel.iter().map(|&c| channel_labels[c as usize].1).collect();
+        table.push("direction", labels_of(&directions));
         table.push("queue_packets", Column::U64(self.queue_packets.clone()));
         table.push("queue_bytes", Column::U64(self.queue_bytes.clone()));
         table
     }
+}
+
+/// A labels column from static names, each distinct name stored once (in order of first use).
+fn labels_of(names: &[&'static str]) -> Column {
+    let mut labels: Vec<&'static str> = Vec::new();
+    let codes = names
+        .iter()
+        .map(|name| match labels.iter().position(|label| label == name) {
+            Some(code) => code as u32,
+            None => {
+                labels.push(name);
+                (labels.len() - 1) as u32
+            }
+        })
+        .collect();
+    Column::Labels { labels: labels.into_iter().map(String::from).collect(), codes }
 }
