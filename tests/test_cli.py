@@ -9,7 +9,7 @@ from tcplab.cli import main
 
 def test_run_prints_a_summary_and_writes_results(quickstart, tmp_path, capsys):
     out = tmp_path / "quick"
-    assert main(["run", str(quickstart), "--set", "simulation.duration=2s", "--out", str(out)]) == 0
+    assert main(["run", str(quickstart), "--set", "simulation.duration=2s", "--plots", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "goodput Mb/s" in printed and "cubic-0" in printed and "bottleneck" in printed
     names = {p.name for p in out.iterdir()}
@@ -19,11 +19,45 @@ def test_run_prints_a_summary_and_writes_results(quickstart, tmp_path, capsys):
     assert summary["seed"] == 1 and summary["simulated_seconds"] == 2.0
 
 
-def test_seed_option_and_no_plots(quickstart, tmp_path):
+def test_seed_option_and_plots_only_when_asked(quickstart, tmp_path):
     out = tmp_path / "seeded"
-    assert main(["run", str(quickstart), "--set", "simulation.duration=1s", "--seed", "9", "--no-plots", "--quiet", "--out", str(out)]) == 0
+    assert main(["run", str(quickstart), "--set", "simulation.duration=1s", "--seed", "9", "--quiet", "--out", str(out)]) == 0
     assert json.loads((out / "summary.json").read_text())["seed"] == 9
     assert not list(out.glob("*.png"))
+
+
+def test_run_without_plots_never_imports_pandas_or_matplotlib(quickstart, tmp_path):
+    # Importing them costs most of a short run's wall time; the tables are written from the
+    # simulator's columns directly.
+    program = (
+        "import sys\nfrom tcplab.cli import main\n"
+        f"code = main(['run', {str(quickstart)!r}, '--set', 'simulation.duration=1s', '--out', {str(tmp_path / 'light')!r}])\n"
+        "print(code, sorted(m for m in ('pandas', 'matplotlib', 'distributed') if m in sys.modules))"
+    )
+    completed = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    assert completed.stdout.strip().splitlines()[-1] == "0 []"
+    assert "cubic-0" in completed.stdout
+
+
+def test_parquet_written_without_pandas_keeps_types_and_missing_values(quickstart, tmp_path):
+    import pyarrow.parquet as pq
+
+    import tcplab
+
+    result = tcplab.run(quickstart, duration="1s")
+    result.save(tmp_path / "raw")  # straight from the simulator's columns
+    _ = result.flows, result.links, result.timeseries, result.queues, result.events
+    result.save(tmp_path / "frames")  # from the DataFrames
+    def parquet_columns(path):
+        return [(c.name, c.physical_type, str(c.logical_type)) for c in pq.ParquetFile(path).schema]
+
+    for table in ["flows", "links", "timeseries", "queues", "events"]:
+        raw, frames = tmp_path / "raw" / f"{table}.parquet", tmp_path / "frames" / f"{table}.parquet"
+        if pq.read_table(frames).num_rows:
+            assert parquet_columns(raw) == parquet_columns(frames), table
+            assert pq.read_table(raw).to_pylist() == pq.read_table(frames).to_pylist(), table
+    # Unfinished flows have no completion time: null in Parquet, as pandas writes NaN.
+    assert pq.read_table(tmp_path / "raw" / "flows.parquet")["completion_time_s"].null_count == 3
 
 
 def test_validate_and_algorithms(quickstart, capsys):

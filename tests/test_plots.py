@@ -102,7 +102,7 @@ def test_save_all_writes_the_cdfs(sixteen, tmp_path):
 
 def test_csv_beside_parquet_reads_back_the_same(tmp_path):
     out = tmp_path / "csv"
-    assert main(["run", QUICKSTART, "--set", "simulation.duration=2s", "--csv", "--no-plots", "--quiet", "--out", str(out)]) == 0
+    assert main(["run", QUICKSTART, "--set", "simulation.duration=2s", "--csv", "--quiet", "--out", str(out)]) == 0
     for table in ["flows", "links", "timeseries", "queues"]:
         parquet = pd.read_parquet(out / f"{table}.parquet")
         csv = pd.read_csv(out / f"{table}.csv", keep_default_na=True)
@@ -111,7 +111,7 @@ def test_csv_beside_parquet_reads_back_the_same(tmp_path):
 
 def test_json_summary_on_standard_output(tmp_path, capsys):
     out = tmp_path / "json"
-    assert main(["run", QUICKSTART, "--set", "simulation.duration=2s", "--json", "--no-plots", "--out", str(out)]) == 0
+    assert main(["run", QUICKSTART, "--set", "simulation.duration=2s", "--json", "--out", str(out)]) == 0
     document = json.loads(capsys.readouterr().out)
     flows = pd.read_parquet(out / "flows.parquet")
     assert [flow["goodput_bps"] for flow in document["flows"]] == list(flows["goodput_bps"])

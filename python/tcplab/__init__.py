@@ -14,12 +14,43 @@ Experiments over varied parameters and repeated runs run on Dask::
     print(sweep.aggregate)
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from tcplab._core import AlgorithmError, ScenarioError, __version__
-from tcplab.api import algorithms, run, validate
-from tcplab.result import Result
-from tcplab.python_cc import CongestionControl, Connection, register_algorithm
 from tcplab.scenario import load_scenario
-from tcplab.sweeps import SweepResult, compare, load_sweep, sweep
+
+# The rest loads on first use (PEP 562), so that a command that needs none of it (`tcplab run`
+# without plots never needs pandas, Dask or matplotlib) does not pay for importing it.
+_LAZY = {
+    "algorithms": "tcplab.api",
+    "run": "tcplab.api",
+    "validate": "tcplab.api",
+    "Result": "tcplab.result",
+    "CongestionControl": "tcplab.python_cc",
+    "Connection": "tcplab.python_cc",
+    "register_algorithm": "tcplab.python_cc",
+    "SweepResult": "tcplab.sweeps",
+    "compare": "tcplab.sweeps",
+    "load_sweep": "tcplab.sweeps",
+    "sweep": "tcplab.sweeps",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tcplab' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
+
 
 __all__ = [
     "AlgorithmError",

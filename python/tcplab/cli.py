@@ -23,14 +23,15 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tcplab {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = commands.add_parser("run", help="run a scenario, print a summary, write results and plots")
+    run = commands.add_parser("run", help="run a scenario, print a summary, write results (and plots with --plots)")
     run.add_argument("scenario", help="scenario TOML file")
     run.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                      help="override a scenario key, e.g. --set topology.bottleneck.rate=25Mbps (repeatable)")
     run.add_argument("--out", type=Path, help="results directory (default: results/<scenario name>)")
     run.add_argument("--seed", type=int, help="random seed (overrides simulation.seed)")
-    run.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
-    run.add_argument("--smooth", metavar="DURATION", help="plot goodput as a trailing mean over DURATION, e.g. 1s")
+    run.add_argument("--plots", action="store_true",
+                     help="also draw PNG plots (takes a second or two: matplotlib and pandas load)")
+    run.add_argument("--smooth", metavar="DURATION", help="with --plots: goodput as a trailing mean over DURATION, e.g. 1s")
     run.add_argument("--csv", action="store_true", help="also write each table as CSV")
     run.add_argument("--json", action="store_true",
                      help="print a JSON summary (run, flows, links) on standard output and nothing else")
@@ -124,7 +125,6 @@ def _overrides(args: argparse.Namespace) -> dict:
 
 def _run(args: argparse.Namespace) -> int:
     import tcplab
-    from tcplab import plots
     from tcplab.scenario import load_scenario
 
     smooth_s = _seconds("--smooth", args.smooth) if args.smooth else None
@@ -140,13 +140,17 @@ def _run(args: argparse.Namespace) -> int:
     name = result.summary.get("scenario") or Path(args.scenario).stem
     out = args.out or Path("results") / _safe(name)
     files = result.save(out, csv=args.csv)
-    if not args.no_plots:
+    if args.plots:
+        from tcplab import plots
+
         files += plots.save_all(result, out, smooth_s)
     if args.json:
         _print_json(result, out)
     elif not quiet:
         _print_summary(result, wall)
         print(f"results: {out}/ ({', '.join(p.name for p in files)})")
+        if not args.plots:
+            print("plots: add --plots, or open the tables with tcplab.Result / tcplab report")
     return 0
 
 
@@ -154,12 +158,12 @@ def _print_json(result, out: Path) -> None:
     """The run's summary, flows and links as one JSON document (as iperf3 -J)."""
     import json
 
-    from tcplab.result import jsonable_row, jsonable_rows
+    from tcplab.result import jsonable_row
 
     document = {
         "summary": jsonable_row(result.summary),
-        "flows": jsonable_rows(result.flows),
-        "links": jsonable_rows(result.links),
+        "flows": [jsonable_row(row) for row in result.records("flows")],
+        "links": [jsonable_row(row) for row in result.records("links")],
         "results_directory": str(out),
     }
     print(json.dumps(document, indent=2, allow_nan=False))
@@ -198,21 +202,23 @@ def _print_summary(result, wall_seconds: float) -> None:
     for column, justify in [("flow", "left"), ("cc", "left"), ("goodput Mb/s", "right"), ("retx", "right"), ("timeouts", "right"),
                             ("fast rec.", "right"), ("RTT mean ms", "right"), ("RTT p95 ms", "right"), ("done in s", "right")]:
         flows.add_column(column, justify=justify)
-    for row in result.flows.itertuples():
+    for row in result.records("flows"):
         flows.add_row(
-            row.name, row.cc or row.protocol, f"{row.goodput_bps / 1e6:.2f}", str(row.retransmitted_segments), str(row.timeouts),
-            str(row.fast_recoveries), _fmt(row.rtt_mean_ms), _fmt(row.rtt_p95_ms), _fmt(row.completion_time_s, "{:.3f}"),
+            row["name"], row["cc"] or row["protocol"], f"{row['goodput_bps'] / 1e6:.2f}", str(row["retransmitted_segments"]),
+            str(row["timeouts"]), str(row["fast_recoveries"]), _fmt(row["rtt_mean_ms"]), _fmt(row["rtt_p95_ms"]),
+            _fmt(row["completion_time_s"], "{:.3f}"),
         )
     console.print(flows)
     links = Table(title="busiest links", title_justify="left")
     for column in ["link", "direction", "rate", "buffer", "utilization", "drops", "marks", "queue delay mean ms", "p95 ms"]:
         links.add_column(column, justify="left" if column in ("link", "direction", "buffer") else "right")
-    busiest = result.links.sort_values(["utilization", "queue_drops"], ascending=False).head(4)
-    for row in busiest.itertuples():
+    # Stable sort, as pandas' sort_values: ties keep the table's order.
+    busiest = sorted(result.records("links"), key=lambda r: (r["utilization"], r["queue_drops"]), reverse=True)[:4]
+    for row in busiest:
         links.add_row(
-            row.link, row.direction, f"{row.rate_bps / 1e6:g} Mb/s", row.buffer, f"{row.utilization:.1%}",
-            str(row.queue_drops + row.aqm_drops + row.wire_losses), str(row.ecn_marks),
-            _fmt(row.queue_delay_mean_ms), _fmt(row.queue_delay_p95_ms),
+            row["link"], row["direction"], f"{row['rate_bps'] / 1e6:g} Mb/s", row["buffer"], f"{row['utilization']:.1%}",
+            str(row["queue_drops"] + row["aqm_drops"] + row["wire_losses"]), str(row["ecn_marks"]),
+            _fmt(row["queue_delay_mean_ms"]), _fmt(row["queue_delay_p95_ms"]),
         )
     console.print(links)
 

@@ -1,18 +1,42 @@
-"""The result of a run: pandas tables, saving to Parquet, plots."""
+"""The result of a run: pandas tables, saving to Parquet, plots.
+
+The tables arrive from the simulator as columns (NumPy arrays and lists). They become pandas
+DataFrames only when first read, and ``save`` writes columns that were never read straight to
+Parquet with pyarrow, so ``tcplab run`` never imports pandas (about 0.6 s) unless it is needed.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from tcplab import _core
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-@dataclass
+TABLES = ("flows", "links", "timeseries", "queues", "events")
+# The simulator's name for each table.
+_CORE_NAMES = {"flows": "flows", "links": "links", "timeseries": "flow_series", "queues": "queue_series", "events": "events"}
+
+
+def _table(name: str, doc: str) -> property:
+    def get(self: Result) -> pd.DataFrame:
+        frame = self._frames.get(name)
+        if frame is None:
+            import pandas as pd
+
+            frame = self._frames[name] = pd.DataFrame(self._columns.pop(name, {}))
+        return frame
+
+    def set_(self: Result, frame: pd.DataFrame) -> None:
+        self._frames[name] = frame
+        self._columns.pop(name, None)
+
+    return property(get, set_, doc=doc)
+
+
 class Result:
     """Tables of one run.
 
@@ -25,32 +49,53 @@ class Result:
     - ``scenario_toml``: the scenario as it ran, every default written out.
     """
 
-    summary: dict[str, Any]
-    flows: pd.DataFrame
-    links: pd.DataFrame
-    timeseries: pd.DataFrame
-    queues: pd.DataFrame
-    events: pd.DataFrame
-    scenario_toml: str
-    files: list[Path] = field(default_factory=list)
+    flows = _table("flows", "One row per flow.")
+    links = _table("links", "One row per link direction.")
+    timeseries = _table("timeseries", "Per flow per sample.")
+    queues = _table("queues", "Per link direction per sample.")
+    events = _table("events", "Events algorithms reported.")
+
+    def __init__(self, summary: dict[str, Any], scenario_toml: str, **tables: pd.DataFrame) -> None:
+        unknown = set(tables) - set(TABLES)
+        if unknown:
+            raise TypeError(f"Result() got unknown tables {sorted(unknown)}; the tables are {', '.join(TABLES)}")
+        self.summary = summary
+        self.scenario_toml = scenario_toml
+        self.files: list[Path] = []
+        self._frames: dict[str, pd.DataFrame] = dict(tables)
+        self._columns: dict[str, dict[str, Any]] = {}
+
+    def __repr__(self) -> str:
+        return f"Result(scenario={self.summary.get('scenario')!r}, flows={self.row_count('flows')})"
 
     @classmethod
     def from_core(cls, raw: dict[str, Any], scenario_toml: str) -> Result:
         summary = dict(raw["summary"])
         summary["tcplab_version"] = _core.__version__
-        flows = pd.DataFrame(raw["flows"])
-        timeseries = pd.DataFrame(raw["flow_series"])
-        names = dict(zip(flows["flow_id"], flows["name"]))
-        timeseries.insert(2, "name", timeseries["flow_id"].map(names))
-        return cls(
-            summary=summary,
-            flows=flows,
-            links=pd.DataFrame(raw["links"]),
-            timeseries=timeseries,
-            queues=pd.DataFrame(raw["queue_series"]),
-            events=pd.DataFrame(raw["events"]),
-            scenario_toml=scenario_toml,
-        )
+        result = cls(summary=summary, scenario_toml=scenario_toml)
+        result._columns = {name: raw[_CORE_NAMES[name]] for name in TABLES}
+        flows, series = result._columns["flows"], result._columns["timeseries"]
+        names = dict(zip(flows["flow_id"].tolist(), flows["name"]))
+        # The flow's name beside its id, third column, as in the flows table.
+        named = list(series.items())
+        named.insert(2, ("name", [names[flow_id] for flow_id in series["flow_id"].tolist()]))
+        result._columns["timeseries"] = dict(named)
+        return result
+
+    def row_count(self, name: str) -> int:
+        """Rows of a table, without building its DataFrame."""
+        if name in self._frames:
+            return len(self._frames[name])
+        columns = self._columns.get(name, {})
+        return len(next(iter(columns.values()))) if columns else 0
+
+    def records(self, name: str) -> list[dict[str, Any]]:
+        """A table's rows as dicts of plain Python values (NaN stays NaN), without pandas when
+        the table has not been read as a DataFrame."""
+        if name in self._frames:
+            return self._frames[name].to_dict(orient="records")
+        columns = {key: values.tolist() if hasattr(values, "tolist") else list(values) for key, values in self._columns[name].items()}
+        return [dict(zip(columns, row)) for row in zip(*columns.values())]
 
     def save(self, directory: str | Path, csv: bool = False) -> list[Path]:
         """Writes Parquet tables, summary.json and scenario.toml into ``directory``; with ``csv``,
@@ -59,14 +104,13 @@ class Result:
         out.mkdir(parents=True, exist_ok=True)
         written = []
         metadata = {"tcplab_version": self.summary["tcplab_version"]}
-        tables = [("flows", self.flows), ("links", self.links), ("timeseries", self.timeseries), ("queues", self.queues), ("events", self.events)]
-        for name, frame in tables:
+        for name in TABLES:
             path = out / f"{name}.parquet"
-            _write_parquet(frame, path, metadata)
+            _write_parquet(self._arrow_table(name), path, metadata)
             written.append(path)
             if csv:
                 csv_path = out / f"{name}.csv"
-                frame.to_csv(csv_path, index=False)
+                getattr(self, name).to_csv(csv_path, index=False)
                 written.append(csv_path)
         summary_path = out / "summary.json"
         summary_path.write_text(json.dumps(_jsonable(self.summary), indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -78,6 +122,15 @@ class Result:
         written += [summary_path, scenario_path]
         self.files = written
         return written
+
+    def _arrow_table(self, name: str):
+        if name in self._frames:
+            import pyarrow as pa
+
+            return pa.Table.from_pandas(self._frames[name], preserve_index=False)
+        from tcplab.columns_to_arrow import arrow_table
+
+        return arrow_table(self._columns.get(name, {}))
 
     def plot(self, path: str | Path | None = None, smooth_s: float | None = None):
         """An overview figure (cwnd, RTT, throughput, queue over time); saved when ``path`` is given.
@@ -98,11 +151,9 @@ class Result:
         return links.loc[score.idxmax()]
 
 
-def _write_parquet(frame: pd.DataFrame, path: Path, metadata: dict[str, str]) -> None:
-    import pyarrow as pa
+def _write_parquet(table: Any, path: Path, metadata: dict[str, str]) -> None:
     import pyarrow.parquet as pq
 
-    table = pa.Table.from_pandas(frame, preserve_index=False)
     merged = dict(table.schema.metadata or {})
     merged.update({key.encode(): value.encode() for key, value in metadata.items()})
     pq.write_table(table.replace_schema_metadata(merged), path)
@@ -111,10 +162,6 @@ def _write_parquet(frame: pd.DataFrame, path: Path, metadata: dict[str, str]) ->
 def jsonable_row(row: dict[str, Any]) -> dict[str, Any]:
     """A row as plain JSON values: numbers as numbers, NaN as None."""
     return {key: _plain(value) for key, value in row.items()}
-
-
-def jsonable_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return [jsonable_row(row) for row in frame.to_dict(orient="records")]
 
 
 def _plain(value: Any) -> Any:
