@@ -9,11 +9,14 @@
 //! | large  | 10 Gbit/s  | 1,000  | 10 s      |
 //! | huge   | 10 Gbit/s  | 10,000 | 1 s       |
 //!
-//! Each size runs in a child process of its own so that its peak memory (VmHWM) is its own.
-//! Printed per size: set-up time (building the network, routes and flows), wall time of the run,
-//! packets (per-hop transmissions) and events per wall second, and peak RSS.
+//! Each size runs three times, each in a child process of its own so that its peak memory (VmHWM)
+//! is its own; the row with the shortest wall time is printed (this machine is shared, and its
+//! wall times vary by a factor of 1.5 from run to run; the counts never vary). Printed per size:
+//! set-up time (building the network, routes and flows), wall time of the run, packets
+//! (per-hop transmissions) and events per wall second, and peak RSS.
 //!
-//! Run: `cargo bench -p tcplab-core --bench scale` (add `-- small medium` to choose sizes).
+//! Run: `cargo bench -p tcplab-core --bench scale` (add `-- small medium` to choose sizes,
+//! `-- --runs 1` for one run each).
 //! Targets (issue 9): at least 1.5x htsim's packet rate (htsim on this machine: 8.4 M, 6.3 M and
 //! 4.3 M packets per wall second at 10, 100 and 1,000 flows), set-up under 1 s at 10,000 flows,
 //! peak RSS under 100 MB at 1,000 flows.
@@ -74,7 +77,7 @@ fn peak_memory_mb() -> f64 {
     kb.map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
-/// Runs one size in this process and prints its row.
+/// Runs one size in this process and prints its row: wall seconds first, for the parent.
 fn run_size(size: &Size) {
     let scenario = Scenario::from_toml(&scenario_text(size)).expect("the benchmark scenario is valid");
     let started = Instant::now();
@@ -85,7 +88,7 @@ fn run_size(size: &Size) {
     let wall = started.elapsed().as_secs_f64();
     let summary = &results.summary;
     println!(
-        "{:<7} {:>5} {:>7} {:>6} {:>9.3} {:>9.3} {:>15.0} {:>14.0} {:>12} {:>12} {:>13.1} {:>10.1}",
+        "{wall} {:<7} {:>5} {:>7} {:>6} {:>9.3} {:>9.3} {:>15.0} {:>14.0} {:>12} {:>12} {:>13.1} {:>10.1}",
         size.name,
         size.bottleneck_gbps,
         size.flows,
@@ -102,7 +105,9 @@ fn run_size(size: &Size) {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let all: Vec<String> = std::env::args().skip(1).collect();
+    let runs: usize = all.iter().position(|a| a == "--runs").and_then(|i| all.get(i + 1)?.parse().ok()).unwrap_or(3);
+    let args: Vec<String> = all.iter().filter(|a| !a.starts_with('-') && a.parse::<usize>().is_err()).cloned().collect();
     if let Some(name) = args.first().and_then(|a| a.strip_prefix("child:")) {
         let size = SIZES.iter().find(|s| s.name == name).expect("the parent passes a known size");
         run_size(size);
@@ -126,9 +131,21 @@ fn main() {
     );
     let me = std::env::current_exe().expect("the benchmark knows its own path");
     for size in chosen {
-        let status = Command::new(&me).arg(format!("child:{}", size.name)).status().expect("the benchmark re-runs itself");
-        if !status.success() {
-            println!("{:<7} failed: {status}", size.name);
+        let mut best: Option<(f64, String)> = None;
+        for _ in 0..runs {
+            let output = Command::new(&me).arg(format!("child:{}", size.name)).output().expect("the benchmark re-runs itself");
+            let text = String::from_utf8_lossy(&output.stdout).trim().to_string();
+            let Some((wall, row)) = text.split_once(' ').and_then(|(w, r)| Some((w.parse::<f64>().ok()?, r.to_string())))
+            else {
+                println!("{:<7} failed: {} {}", size.name, output.status, String::from_utf8_lossy(&output.stderr));
+                break;
+            };
+            if best.as_ref().is_none_or(|(b, _)| wall < *b) {
+                best = Some((wall, row));
+            }
+        }
+        if let Some((_, row)) = best {
+            println!("{row}");
         }
     }
 }
