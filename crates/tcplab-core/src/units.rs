@@ -82,7 +82,7 @@ impl fmt::Display for Rate {
 pub struct Duration(pub SimDuration);
 
 impl Duration {
-    pub const ALLOWED: &'static str = "a number with a unit: ns, us, ms, s or min (e.g. \"10ms\")";
+    pub const ALLOWED: &'static str = "a number with a unit: ns, us, ms, s, min or h (e.g. \"10ms\")";
 
     pub fn nanos(self) -> SimDuration {
         self.0
@@ -97,6 +97,7 @@ impl Duration {
             "ms" => NANOS_PER_MILLI as f64,
             "s" => NANOS_PER_SEC as f64,
             "min" => 60.0 * NANOS_PER_SEC as f64,
+            "h" => 3600.0 * NANOS_PER_SEC as f64,
             "" => return Err(format!("duration '{text}' has no unit: expected {}", Self::ALLOWED)),
             _ => return Err(format!("duration '{text}' has an unknown unit '{unit}': expected {}", Self::ALLOWED)),
         };

@@ -6,18 +6,23 @@
 //!   sections);
 //! - `defaults.rs`: what unset keys mean; [`Scenario::resolved`] writes every default out so that
 //!   the scenario stored beside results says exactly what ran;
+//! - `shape.rs`: tables written as arrays are refused before serde reads them as structs;
 //! - `tcp_config.rs`: the `[tcp]` table converted into the TCP layer's `TcpConfig`;
-//! - `error.rs`: [`ScenarioError`], which names the key, the value and what is allowed.
+//! - `error.rs`: [`ScenarioError`], which names the key, the value and what is allowed;
+//! - `warnings.rs`: [`Scenario::warnings`], what is allowed but probably a mistake.
 //!
 //! This layer describes a run and runs nothing: `simulation` builds a network from it.
 
 mod defaults;
 mod error;
 mod model;
+mod shape;
 mod tcp_config;
 mod validate;
+mod warnings;
 
 pub use error::ScenarioError;
+pub use warnings::ScenarioWarning;
 pub use model::*;
 
 use error::path_error;
@@ -25,6 +30,10 @@ use error::path_error;
 impl Scenario {
     /// Parses a scenario from TOML text, with errors naming the key.
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+        let document: toml::Table =
+            toml::from_str(text).map_err(|e| ScenarioError::new("", format!("not valid TOML: {}", e.message())))?;
+        // Datetimes have no place in a scenario; as JSON they are tables, which the check ignores.
+        shape::check_tables(&serde_json::to_value(&document).unwrap_or_default())?;
         let deserializer = toml::Deserializer::parse(text)
             .map_err(|e| ScenarioError::new("", format!("not valid TOML: {}", e.message())))?;
         let scenario: Scenario = serde_path_to_error::deserialize(deserializer)
@@ -35,6 +44,9 @@ impl Scenario {
 
     /// Parses a scenario from JSON text (what the Python layer sends after applying overrides).
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let document: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ScenarioError::new("", format!("not valid JSON: {e}")))?;
+        shape::check_tables(&document)?;
         let mut deserializer = serde_json::Deserializer::from_str(text);
         let scenario: Scenario = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
             path_error(e, |inner: &serde_json::Error| {
@@ -126,5 +138,57 @@ mod tests {
             "delay = \"10ms\", forward = { loss = { model = \"bernoulli\", p = 1.5 } } }",
         ));
         assert_eq!(err.key, "topology.bottleneck.forward.loss.p");
+    }
+
+    #[test]
+    fn errors_blame_the_key_that_is_wrong() {
+        let with_queue = |queue: &str| MINIMAL.replace("delay = \"10ms\" }", &format!("delay = \"10ms\", queue = {queue} }}"));
+        let err = error_of(&with_queue("{ kind = \"codel\", interval = \"0s\" }"));
+        assert_eq!(err.key, "topology.bottleneck.queue.interval");
+        let err = error_of(&with_queue("{ kind = \"red\", mean_packet_size = \"0B\" }"));
+        assert_eq!(err.key, "topology.bottleneck.queue.mean_packet_size");
+        let err = error_of(&MINIMAL.replace("delay = \"10ms\" }", "delay = \"10ms\", buffer = \"0p\" }"));
+        assert_eq!(err.key, "topology.bottleneck.buffer");
+        assert!(err.message.contains("smallest buffer is 1p"), "{err}");
+        let err = error_of(&MINIMAL.replace("[[flows]]", "[tcp]\ninitial_rto = \"90s\"\n[[flows]]"));
+        assert_eq!(err.key, "tcp.initial_rto");
+        assert!(err.message.contains("above max_rto 60s"), "{err}");
+    }
+
+    #[test]
+    fn tables_written_as_arrays_are_refused() {
+        let err = error_of(&MINIMAL.replace("[simulation]\n        duration = \"5s\"", "simulation = [\"5s\", 3]"));
+        assert_eq!(err.key, "simulation");
+        assert!(err.message.contains("must be a table"), "{err}");
+        let err = error_of(&MINIMAL.replace("delay = \"10ms\" }", "delay = \"10ms\", forward = [1, 2] }"));
+        assert_eq!(err.key, "topology.bottleneck.forward");
+        let json = r#"{"simulation": {"duration": "1s"}, "topology": {"kind": "dumbbell", "bottleneck": {"rate": "1Mbps", "delay": "1ms"}}, "flows": [["cubic"]]}"#;
+        assert_eq!(Scenario::from_json(json).unwrap_err().key, "flows[0]");
+    }
+
+    #[test]
+    fn hours_are_a_duration_unit() {
+        let scenario = Scenario::from_toml(&MINIMAL.replace("\"5s\"", "\"1.5h\"")).unwrap();
+        assert_eq!(scenario.simulation.duration.nanos(), 5400 * crate::time::NANOS_PER_SEC);
+    }
+
+    #[test]
+    fn suspicious_but_valid_scenarios_warn() {
+        assert!(Scenario::from_toml(MINIMAL).unwrap().warnings().is_empty());
+        let late = Scenario::from_toml(&MINIMAL.replace("cc = \"cubic\"", "cc = \"cubic\"\nstart = \"9s\"")).unwrap();
+        let warnings = late.warnings();
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].key, "flows[0].start");
+        let rdc = Scenario::from_toml(&MINIMAL.replace("[[flows]]", "[tcp]\nack_delay = \"exact_rdc\"\n[[flows]]")).unwrap();
+        assert_eq!(rdc.warnings()[0].key, "tcp.ack_delay");
+        let stamped = rdc.to_toml().replace("delay = \"10ms\"", "delay = \"10ms\"\nrdc_stamp = true");
+        assert!(Scenario::from_toml(&stamped).unwrap().warnings().is_empty(), "{stamped}");
+    }
+
+    #[test]
+    fn deeply_nested_toml_is_an_error_not_a_crash() {
+        let deep = format!("x = {}{}", "[".repeat(5000), "]".repeat(5000));
+        let err = error_of(&deep);
+        assert!(err.message.contains("not valid TOML"), "{err}");
     }
 }

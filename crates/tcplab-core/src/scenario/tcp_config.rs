@@ -54,6 +54,12 @@ impl TcpSpec {
         if initial_rto == 0 {
             return Err(ScenarioError::new(format!("{key}.initial_rto"), "must be more than 0s"));
         }
+        if initial_rto > max_rto {
+            return Err(ScenarioError::new(
+                format!("{key}.initial_rto"),
+                format!("{} is above max_rto {}", Duration(initial_rto), Duration(max_rto)),
+            ));
+        }
         let receive_window = full.receive_window.expect("defaults fill every key").0;
         if receive_window < mss {
             return Err(ScenarioError::new(

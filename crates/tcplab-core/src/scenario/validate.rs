@@ -8,6 +8,8 @@ use super::model::{
     Scenario, TopologyKind,
 };
 use crate::cc;
+use std::collections::HashSet;
+
 use crate::units::Buffer;
 
 impl Scenario {
@@ -25,8 +27,10 @@ impl Scenario {
             return Err(ScenarioError::new("flows", "at least one [[flows]] entry is required"));
         }
         let node_names: Vec<String> = self.node_names();
+        // A set for the lookups, so validation stays linear in the number of flows and nodes.
+        let known: HashSet<&str> = node_names.iter().map(String::as_str).collect();
         for (index, flow) in self.flows.iter().enumerate() {
-            self.validate_flow(&format!("flows[{index}]"), flow, &node_names)?;
+            self.validate_flow(&format!("flows[{index}]"), flow, &node_names, &known)?;
         }
         Ok(())
     }
@@ -131,7 +135,13 @@ impl Scenario {
         Ok(())
     }
 
-    fn validate_flow(&self, key: &str, flow: &FlowSpec, node_names: &[String]) -> Result<(), ScenarioError> {
+    fn validate_flow(
+        &self,
+        key: &str,
+        flow: &FlowSpec,
+        node_names: &[String],
+        known: &HashSet<&str>,
+    ) -> Result<(), ScenarioError> {
         if flow.count == 0 || flow.count > 100_000 {
             return Err(ScenarioError::new(format!("{key}.count"), format!("{} is outside 1 to 100000", flow.count)));
         }
@@ -140,7 +150,7 @@ impl Scenario {
             Protocol::Udp => validate_udp_flow(key, flow)?,
         }
         validate_flow_timing(key, flow)?;
-        self.validate_flow_placement(key, flow, node_names)
+        self.validate_flow_placement(key, flow, node_names, known)
     }
 
     fn validate_tcp_flow(&self, key: &str, flow: &FlowSpec) -> Result<(), ScenarioError> {
@@ -171,7 +181,13 @@ impl Scenario {
     }
 
     /// Where a flow enters and leaves: dumbbells place it themselves, other topologies name nodes.
-    fn validate_flow_placement(&self, key: &str, flow: &FlowSpec, node_names: &[String]) -> Result<(), ScenarioError> {
+    fn validate_flow_placement(
+        &self,
+        key: &str,
+        flow: &FlowSpec,
+        node_names: &[String],
+        known: &HashSet<&str>,
+    ) -> Result<(), ScenarioError> {
         match self.topology.kind {
             TopologyKind::Dumbbell => {
                 for (field, present) in [("from", flow.from.is_some()), ("to", flow.to.is_some())] {
@@ -197,7 +213,7 @@ impl Scenario {
                             format!("is required; known nodes: {}", node_names.join(", ")),
                         )
                     })?;
-                    if !node_names.contains(value) {
+                    if !known.contains(value.as_str()) {
                         return Err(ScenarioError::new(
                             format!("{key}.{field}"),
                             format!("'{value}' is not a node; known: {}", node_names.join(", ")),
@@ -264,19 +280,21 @@ impl QueueSpec {
                 ));
             }
         }
-        if self.interval.is_some_and(|d| d.nanos() == 0) || self.target.is_some_and(|d| d.nanos() == 0) {
-            return Err(ScenarioError::new(format!("{key}.target"), "target and interval must be more than 0s"));
+        for (field, value) in [("target", self.target), ("interval", self.interval)] {
+            if value.is_some_and(|d| d.nanos() == 0) {
+                return Err(ScenarioError::new(format!("{key}.{field}"), "must be more than 0s"));
+            }
         }
         if let Some(flows) = self.flows {
             if !(1..=65_536).contains(&flows) {
                 return Err(ScenarioError::new(format!("{key}.flows"), format!("{flows} is outside 1 to 65536")));
             }
         }
-        if self.quantum.is_some_and(|q| q.0 < 64) || self.mean_packet_size.is_some_and(|m| m.0 == 0) {
-            return Err(ScenarioError::new(
-                format!("{key}.quantum"),
-                "quantum must be at least 64B and mean_packet_size more than 0B",
-            ));
+        if let Some(quantum) = self.quantum.filter(|q| q.0 < 64) {
+            return Err(ScenarioError::new(format!("{key}.quantum"), format!("{}B is below the minimum of 64B", quantum.0)));
+        }
+        if self.mean_packet_size.is_some_and(|m| m.0 == 0) {
+            return Err(ScenarioError::new(format!("{key}.mean_packet_size"), "must be more than 0B"));
         }
         Ok(())
     }
@@ -348,6 +366,15 @@ fn kind_name(kind: TopologyKind) -> &'static str {
 
 fn validate_link(key: &str, link: &LinkSpec, needs_ends: bool) -> Result<(), ScenarioError> {
     validate_link_ends(key, link, needs_ends)?;
+    let buffers = [("buffer", Some(link.buffer)), ("forward.buffer", link.forward.buffer), ("reverse.buffer", link.reverse.buffer)];
+    for (field, buffer) in buffers {
+        if let Some(buffer) = buffer.filter(is_empty_buffer) {
+            return Err(ScenarioError::new(
+                format!("{key}.{field}"),
+                format!("{buffer} holds no packet, so the link would drop everything; the smallest buffer is 1p"),
+            ));
+        }
+    }
     link.queue.validate(&format!("{key}.queue"))?;
     if link.ecn_mark_threshold.is_some() && link.queue.kind != QueueKind::DropTail {
         return Err(ScenarioError::new(
@@ -492,5 +519,12 @@ fn check_probability(key: String, value: Option<f64>, required: bool) -> Result<
             Err(ScenarioError::new(key, format!("{p} is not a probability: allowed 0 to 1")))
         }
         Some(_) => Ok(()),
+    }
+}
+
+fn is_empty_buffer(buffer: &Buffer) -> bool {
+    match *buffer {
+        Buffer::Packets(n) | Buffer::Bytes(n) => n == 0,
+        Buffer::Bdp(multiple) => multiple == 0.0,
     }
 }
