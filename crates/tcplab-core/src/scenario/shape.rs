@@ -20,7 +20,7 @@ const TABLES: &[&str] = &[
     "topology.links.*",
 ];
 
-/// What every link table may hold as tables.
+/// What every link table may hold as tables (`queue` may also be the discipline's name alone).
 const LINK_TABLES: &[&str] = &["queue", "forward", "reverse", "forward.loss", "reverse.loss", "forward.jitter", "reverse.jitter"];
 
 pub(super) fn check_tables(document: &Value) -> Result<(), ScenarioError> {
@@ -41,6 +41,7 @@ fn check_path(value: &Value, path: &[&str], key: &str) -> Result<(), ScenarioErr
     let Some((first, rest)) = path.split_first() else {
         return match value {
             Value::Object(_) => Ok(()),
+            Value::String(_) if key.ends_with(".queue") => Ok(()),
             other => Err(ScenarioError::new(key, format!("must be a table ({{ key = value, ... }}), not {}", kind(other)))),
         };
     };
