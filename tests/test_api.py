@@ -101,7 +101,7 @@ def test_algorithms_list_parameters_with_defaults():
 def test_bad_input_raises_scenario_error_naming_the_key(quickstart, override, key, fragment):
     with pytest.raises(tcplab.ScenarioError) as info:
         tcplab.run(quickstart, **override)
-    text = info.value.args[0]
+    text = str(info.value)
     assert text.startswith(key), text
     assert fragment in text, text
 
@@ -125,7 +125,7 @@ def test_validate_returns_the_resolved_scenario(quickstart):
 def test_bad_queue_settings_name_the_key(quickstart, queue, key, fragment):
     with pytest.raises(tcplab.ScenarioError) as info:
         tcplab.run(quickstart, duration="1s", set={"topology.bottleneck.queue": queue})
-    text = info.value.args[0]
+    text = str(info.value)
     assert text.startswith(key) and fragment in text, text
 
 

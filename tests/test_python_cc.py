@@ -121,7 +121,7 @@ def test_bad_names_and_parameters_name_the_key(cc, params, key, message):
         overrides["flows.0.params"] = params
     with pytest.raises(tcplab.ScenarioError) as error:
         tcplab.run(QUICKSTART, set=overrides)
-    assert error.value.args[1] == key and message in error.value.args[0]
+    assert error.value.key == key and message in str(error.value)
 
 
 def test_the_command_line_reports_a_failing_algorithm_without_a_traceback(tmp_path, capsys):

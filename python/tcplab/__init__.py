@@ -20,7 +20,7 @@ import importlib
 from typing import Any
 
 from tcplab._core import AlgorithmError, ScenarioError, __version__
-from tcplab.scenario import load_scenario
+from tcplab.scenario import ScenarioWarning, load_scenario
 
 # The rest loads on first use (PEP 562), so that a command that needs none of it (`tcplab run`
 # without plots never needs pandas, Dask or matplotlib) does not pay for importing it.
@@ -58,6 +58,7 @@ __all__ = [
     "Connection",
     "Result",
     "ScenarioError",
+    "ScenarioWarning",
     "SweepResult",
     "__version__",
     "algorithms",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 from tcplab import _core
 from tcplab.python_cc import register_algorithm
 from tcplab.result import Result
-from tcplab.scenario import apply_overrides, load_scenario, to_json
+from tcplab.scenario import ScenarioWarning, apply_overrides, load_scenario, to_json
 
 # Shortcuts for the most common overrides; any other keyword uses "__" for the dots of a key.
 _SHORTCUTS = {"duration": "simulation.duration", "seed": "simulation.seed", "run_index": "simulation.run"}
@@ -22,12 +23,29 @@ def _prepare(scenario: str | Path | Mapping[str, Any], overrides: Mapping[str, A
     return apply_overrides(data, dotted)
 
 
-def validate(scenario: str | Path | Mapping[str, Any], **overrides: Any) -> str:
+def validate(
+    scenario: str | Path | Mapping[str, Any],
+    *,
+    set: Mapping[str, Any] | None = None,  # noqa: A002 - mirrors the CLI's --set
+    **overrides: Any,
+) -> str:
     """Checks a scenario and returns it resolved (every default written out) as TOML.
 
-    Raises ScenarioError naming the key, the value and what is allowed.
+    Overrides as for ``run``. Raises ScenarioError naming the key, the value and what is allowed;
+    warns (``tcplab.ScenarioWarning``) about what is allowed but probably a mistake.
     """
-    return _core.validate(to_json(_prepare(scenario, overrides)))
+    data = _prepare(scenario, overrides)
+    if set is not None:
+        data = apply_overrides(data, set)
+    text = to_json(data)
+    resolved = _core.validate(text)
+    _warn(text)
+    return resolved
+
+
+def _warn(scenario_json: str) -> None:
+    for key, message in _core.warnings(scenario_json):
+        warnings.warn(f"{key}: {message}", ScenarioWarning, stacklevel=3)
 
 
 def run(
@@ -51,9 +69,11 @@ def run(
     for name, cls in (algorithms or {}).items():
         register_algorithm(name, cls)
     data = _prepare(scenario, overrides)
-    if set:
+    if set is not None:
         data = apply_overrides(data, set)
-    simulation = _core.Simulation(to_json(data))
+    text = to_json(data)
+    simulation = _core.Simulation(text)
+    _warn(text)
     _advance(simulation, progress)
     return Result.from_core(simulation.results(), simulation.resolved_toml())
 

@@ -86,6 +86,21 @@ def _add_execution_options(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    import warnings
+
+    from tcplab.scenario import ScenarioWarning
+
+    with warnings.catch_warnings():
+        # A scenario warning is one line on standard error, without Python's file and line.
+        warnings.showwarning = lambda message, category, *_: print(
+            f"warning: {message}" if issubclass(category, ScenarioWarning) else f"warning: {category.__name__}: {message}",
+            file=sys.stderr,
+        )
+        return _dispatch(args)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    """Runs the command; every error becomes a message and an exit code, never a traceback."""
     from tcplab import ScenarioError
 
     try:
@@ -101,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
             return _report(args)
         return _algorithms(args)
     except ScenarioError as error:
-        print(f"error: {error.args[0]}", file=sys.stderr)
+        print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -169,8 +184,8 @@ def _print_json(result, out: Path) -> None:
     print(json.dumps(document, indent=2, allow_nan=False))
 
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s|min)\s*$")
-_SECONDS_PER_UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s|min|h)\s*$")
+_SECONDS_PER_UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
 
 
 def _seconds(option: str, text: str) -> float:
@@ -179,30 +194,34 @@ def _seconds(option: str, text: str) -> float:
 
     match = _DURATION.match(text)
     if not match or float(match.group(1)) <= 0:
-        raise _error(option, f"'{text}' is not a duration: a positive number with a unit ns, us, ms, s or min (e.g. 1s)")
+        raise _error(option, f"'{text}' is not a duration: a positive number with a unit ns, us, ms, s, min or h (e.g. 1s)")
     return float(match.group(1)) * _SECONDS_PER_UNIT[match.group(2)]
 
 
 def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "run"
+    """A scenario's name as one folder name inside results/: never empty, never '.' or '..' (which
+    would write into results/ itself or beside it), never with a path separator."""
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-.")
+    return cleaned or "run"
 
 
 def _print_summary(result, wall_seconds: float) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    # Piped output has no terminal width; give tables room instead of wrapping every cell.
-    console = Console() if sys.stdout.isatty() else Console(width=140)
+    console = _console(140)
     s = result.summary
     console.print(
         f"[bold]{s.get('scenario') or 'scenario'}[/bold]: {s['simulated_seconds']:.1f} s simulated in {wall_seconds:.2f} s "
         f"(seed {s['seed']}, run {s['run']}, {s['events']:,} events); Jain's fairness {s['jain_fairness']:.3f}"
     )
+    flow_rows = result.records("flows")
     flows = Table(title="flows", title_justify="left")
-    for column, justify in [("flow", "left"), ("cc", "left"), ("goodput Mb/s", "right"), ("retx", "right"), ("timeouts", "right"),
-                            ("fast rec.", "right"), ("RTT mean ms", "right"), ("RTT p95 ms", "right"), ("done in s", "right")]:
-        flows.add_column(column, justify=justify)
-    for row in result.records("flows"):
+    # Names keep their full width; when the terminal is narrow the numeric columns' headers wrap.
+    flows.add_column("flow", min_width=max((len(r["name"]) for r in flow_rows), default=4), no_wrap=True)
+    flows.add_column("cc", min_width=max((len(r["cc"] or r["protocol"]) for r in flow_rows), default=2), no_wrap=True)
+    for column in ["goodput Mb/s", "retx", "timeouts", "fast rec.", "RTT mean ms", "RTT p95 ms", "done in s"]:
+        flows.add_column(column, justify="right", overflow="fold")
+    for row in flow_rows:
         flows.add_row(
             row["name"], row["cc"] or row["protocol"], f"{row['goodput_bps'] / 1e6:.2f}", str(row["retransmitted_segments"]),
             str(row["timeouts"]), str(row["fast_recoveries"]), _fmt(row["rtt_mean_ms"]), _fmt(row["rtt_p95_ms"]),
@@ -210,10 +229,11 @@ def _print_summary(result, wall_seconds: float) -> None:
         )
     console.print(flows)
     links = Table(title="busiest links", title_justify="left")
-    for column in ["link", "direction", "rate", "buffer", "utilization", "drops", "marks", "queue delay mean ms", "p95 ms"]:
-        links.add_column(column, justify="left" if column in ("link", "direction", "buffer") else "right")
     # Stable sort, as pandas' sort_values: ties keep the table's order.
     busiest = sorted(result.records("links"), key=lambda r: (r["utilization"], r["queue_drops"]), reverse=True)[:4]
+    links.add_column("link", min_width=max((len(r["link"]) for r in busiest), default=4), no_wrap=True)
+    for column in ["direction", "rate", "buffer", "utilization", "drops", "marks", "queue delay mean ms", "p95 ms"]:
+        links.add_column(column, justify="left" if column in ("direction", "buffer") else "right", overflow="fold")
     for row in busiest:
         links.add_row(
             row["link"], row["direction"], f"{row['rate_bps'] / 1e6:g} Mb/s", row["buffer"], f"{row['utilization']:.1%}",
@@ -223,6 +243,17 @@ def _print_summary(result, wall_seconds: float) -> None:
     console.print(links)
 
 
+def _console(piped_width: int):
+    """A console as wide as the terminal (or $COLUMNS); piped output without $COLUMNS gets
+    `piped_width` columns instead of rich's 80, so tables do not wrap every cell. Cells wrap
+    (overflow="fold") rather than end in "...", so no name is ever cut."""
+    from rich.console import Console
+
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        return Console()
+    return Console(width=piped_width)
+
+
 def _fmt(value: float, pattern: str = "{:.1f}") -> str:
     return "-" if value != value else pattern.format(value)
 
@@ -230,7 +261,7 @@ def _fmt(value: float, pattern: str = "{:.1f}") -> str:
 def _validate(args: argparse.Namespace) -> int:
     import tcplab
 
-    resolved = tcplab.validate(args.scenario, **{k.replace(".", "__"): v for k, v in _overrides(args).items()})
+    resolved = tcplab.validate(args.scenario, set=_overrides(args))
     if not args.quiet:
         print(f"# {args.scenario} is valid; resolved with every default:")
         print(resolved, end="")
@@ -238,25 +269,27 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _algorithms(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.table import Table
 
     import tcplab
-    from tcplab import ScenarioError
 
     registry = tcplab.algorithms()
     if args.name:
         registry = [a for a in registry if a["name"] == args.name]
         if not registry:
             known = ", ".join(a["name"] for a in tcplab.algorithms())
-            raise ScenarioError(f"unknown algorithm '{args.name}'; available: {known}", "algorithm", "unknown")
-    console = Console()
+            from tcplab.scenario import _error
+
+            raise _error("algorithm", f"unknown algorithm '{args.name}'; available: {known}")
+    console = _console(120)
     for algorithm in registry:
         console.print(f"[bold]{algorithm['name']}[/bold]: {algorithm['summary']}\n  source: {algorithm['source']}")
         if algorithm["params"]:
             table = Table(show_edge=False, pad_edge=False)
-            for column in ["parameter", "default", "unit", "range", "meaning"]:
-                table.add_column(column)
+            longest = max(len(p["name"]) for p in algorithm["params"])
+            table.add_column("parameter", min_width=longest, no_wrap=True)
+            for column in ["default", "unit", "range", "meaning"]:
+                table.add_column(column, overflow="fold")
             for p in algorithm["params"]:
                 table.add_row(p["name"], p["default"], p["unit"], p["range"], p["description"])
             console.print(table)
@@ -352,7 +385,7 @@ def _print_sweep_summary(result, counts: dict, wall_seconds: float) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console() if sys.stdout.isatty() else Console(width=160)
+    console = _console(160)
     console.print(f"{counts['finished']} runs finished, {counts['failed']} failed, in {wall_seconds:.1f} s; "
                   f"results: {result.directory}/")
     by_error: dict[str, list[str]] = {}
@@ -366,9 +399,9 @@ def _print_sweep_summary(result, counts: dict, wall_seconds: float) -> None:
         return
     table = Table(title="per point: mean over runs (95% CI half-width)", title_justify="left")
     for label in result.labels:
-        table.add_column(label)
+        table.add_column(label, overflow="fold")
     for column in ["runs", "total goodput Mb/s", "Jain's fairness"]:
-        table.add_column(column, justify="right")
+        table.add_column(column, justify="right", overflow="fold")
     grouped = runs.groupby(result.labels, sort=False) if result.labels else [((), runs)]
     for values, rows in grouped:
         values = values if isinstance(values, tuple) else (values,)

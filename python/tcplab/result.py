@@ -100,8 +100,7 @@ class Result:
     def save(self, directory: str | Path, csv: bool = False) -> list[Path]:
         """Writes Parquet tables, summary.json and scenario.toml into ``directory``; with ``csv``,
         each table as CSV beside its Parquet file too."""
-        out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
+        out = _writable_folder(directory, "directory")
         written = []
         metadata = {"tcplab_version": self.summary["tcplab_version"]}
         for name in TABLES:
@@ -141,6 +140,7 @@ class Result:
 
         figure = plots.overview(self, smooth_s)
         if path is not None:
+            _writable_folder(Path(path).parent, "path")
             figure.savefig(path, dpi=110)
         return figure
 
@@ -149,6 +149,20 @@ class Result:
         links = self.links
         score = links["queue_drops"] + links["aqm_drops"] + links["max_queue_packets"]
         return links.loc[score.idxmax()]
+
+
+def _writable_folder(directory: str | Path, argument: str) -> Path:
+    """The folder, created if missing; a ScenarioError naming the argument if it cannot be."""
+    from tcplab.scenario import _error
+
+    folder = Path(directory)
+    if folder.exists() and not folder.is_dir():
+        raise _error(argument, f"'{folder}' is a file; results go into a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _error(argument, f"cannot create the folder '{folder}': {exc.strerror}") from None
+    return folder
 
 
 def _write_parquet(table: Any, path: Path, metadata: dict[str, str]) -> None:

@@ -7,7 +7,9 @@ with list positions as numbers: ``topology.bottleneck.rate = "25Mbps"``, ``flows
 from __future__ import annotations
 
 import copy
+import datetime
 import json
+import math
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,30 +18,55 @@ from typing import Any
 from tcplab._core import ScenarioError
 
 
+class ScenarioWarning(UserWarning):
+    """A scenario that is valid but probably not what was meant (a flow starting after the end)."""
+
+
 def _error(key: str, message: str) -> ScenarioError:
-    # Same argument layout as errors raised by the Rust core: (text, key, message).
-    return ScenarioError(f"{key}: {message}" if key else message, key, message)
+    # As errors raised by the Rust core: str() is "key: message", with .key and .message apart.
+    error = ScenarioError(f"{key}: {message}" if key else message)
+    error.key, error.message = key, message
+    return error
 
 
 def load_scenario(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
     """Returns the scenario as a dict, from a TOML file path, a TOML string or a mapping."""
     if isinstance(source, Mapping):
         return copy.deepcopy(dict(source))
+    if not isinstance(source, (str, Path)):
+        raise _error("scenario", f"expected a TOML file path, TOML text or a dict, not {type(source).__name__}")
     text = str(source)
     path = Path(text)
-    looks_like_path = "\n" not in text and (text.endswith(".toml") or path.exists())
+    # One line without '=' cannot be a TOML scenario: it is a path, existing or not.
+    looks_like_path = isinstance(source, Path) or ("\n" not in text and ("=" not in text or path.exists()))
     if looks_like_path:
-        if not path.is_file():
-            raise _error("", f"scenario file '{path}' does not exist")
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise _error("", f"cannot read scenario file '{path}': {exc.strerror}") from None
+        text = _read_file(path)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         where = f"'{path}'" if looks_like_path else "the scenario"
         raise _error("", f"{where} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise _error("", "the scenario nests arrays or tables too deeply to be a scenario") from None
+
+
+def _read_file(path: Path) -> str:
+    if path.is_dir():
+        raise _error("", f"'{path}' is a directory, not a scenario file")
+    if not path.is_file():
+        raise _error("", f"scenario file '{path}' does not exist")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise _error("", f"cannot read scenario file '{path}': {exc.strerror}") from None
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise _error("", f"'{path}' is UTF-16 text; scenario files are UTF-8 (save it as UTF-8)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise _error("", f"'{path}' is not UTF-8 text: byte 0x{data[exc.start]:02x} on line {line} "
+                         "(scenario files are UTF-8; a binary file or another encoding?)") from None
 
 
 def parse_override(assignment: str) -> tuple[str, Any]:
@@ -58,9 +85,16 @@ def parse_override(assignment: str) -> tuple[str, Any]:
 
 def apply_overrides(scenario: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
     """Returns a copy of ``scenario`` with each dotted key set to its value."""
+    if not isinstance(overrides, Mapping):
+        raise _error("set", f"expected a mapping of dotted keys to values, e.g. {{'flows.0.cc': 'reno'}}, "
+                            f"not {type(overrides).__name__}")
     result = copy.deepcopy(scenario)
     for dotted, value in overrides.items():
+        if not isinstance(dotted, str):
+            raise _error("set", f"keys are dotted strings such as 'topology.bottleneck.rate', not {dotted!r}")
         parts = dotted.split(".")
+        if not all(parts):
+            raise _error("set", f"'{dotted}' is not a dotted key: a part is empty (e.g. 'topology.bottleneck.rate')")
         node: Any = result
         for depth, part in enumerate(parts):
             last = depth == len(parts) - 1
@@ -84,8 +118,39 @@ def apply_overrides(scenario: dict[str, Any], overrides: Mapping[str, Any]) -> d
 
 
 def to_json(scenario: Mapping[str, Any]) -> str:
-    """The JSON text the core reads. TOML dates and times have no meaning in a scenario."""
+    """The JSON text the core reads. NumPy scalars count as numbers; TOML dates and times, NaN and
+    infinity have no meaning in a scenario and are refused with their key."""
+    _check_values(scenario, "")
     try:
-        return json.dumps(scenario)
-    except TypeError as exc:
-        raise _error("", f"the scenario holds a value tcplab cannot read: {exc}") from None
+        return json.dumps(scenario, default=_plain_number, allow_nan=False)
+    except RecursionError:
+        raise _error("", "the scenario nests lists or tables too deeply to be a scenario") from None
+
+
+def _plain_number(value: Any) -> Any:
+    if hasattr(value, "item") and type(value).__module__ == "numpy":
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not a scenario value")
+
+
+def _check_values(node: Any, key: str, depth: int = 0) -> None:
+    """Names the key of the first value JSON cannot carry or the core cannot mean."""
+    if depth > 64:
+        raise _error(key, "nests lists or tables too deeply to be a scenario")
+    if isinstance(node, Mapping):
+        for name, value in node.items():
+            if not isinstance(name, str):
+                raise _error(key or "scenario", f"keys are text, not {name!r}")
+            _check_values(value, f"{key}.{name}" if key else name, depth + 1)
+    elif isinstance(node, (list, tuple)):
+        for index, value in enumerate(node):
+            _check_values(value, f"{key}[{index}]", depth + 1)
+    elif isinstance(node, (datetime.date, datetime.time)):
+        raise _error(key, f"{node.isoformat()} is a TOML date or time, which no scenario key takes; "
+                          "durations and times are strings with a unit, e.g. \"10s\"")
+    elif isinstance(node, float) or (hasattr(node, "item") and type(node).__module__ == "numpy"):
+        plain = node.item() if hasattr(node, "item") else node
+        if isinstance(plain, float) and not math.isfinite(plain):
+            raise _error(key, f"{plain} is not a finite number")
+    elif not isinstance(node, (str, int, bool)) and node is not None:
+        raise _error(key, f"a {type(node).__name__} is not a scenario value (text, numbers, booleans, lists and tables are)")

@@ -10,6 +10,7 @@ use numpy::IntoPyArray;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::PyTypeInfo;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use tcplab_core::results::{Column, Table};
@@ -23,12 +24,23 @@ create_exception!(
     "A congestion control algorithm written in Python raised an error or gave an unusable output."
 );
 
-fn scenario_error(error: CoreScenarioError) -> PyErr {
-    ScenarioError::new_err((error.to_string(), error.key, error.message))
+/// An error whose `str()` is "key: message" and which carries `.key` and `.message` for callers
+/// that want them apart.
+fn keyed_error<E: PyTypeInfo>(py: Python<'_>, key: &str, message: &str, text: String) -> PyErr {
+    let error = PyErr::new::<E, _>(text);
+    let value = error.value(py);
+    if value.setattr("key", key).and_then(|_| value.setattr("message", message)).is_err() {
+        return PyRuntimeError::new_err(format!("could not describe the error for key {key}: {message}"));
+    }
+    error
 }
 
-fn parse(scenario_json: &str) -> PyResult<Scenario> {
-    Scenario::from_json(scenario_json).map_err(scenario_error)
+fn scenario_error(py: Python<'_>, error: CoreScenarioError) -> PyErr {
+    keyed_error::<ScenarioError>(py, &error.key, &error.message, error.to_string())
+}
+
+fn parse(py: Python<'_>, scenario_json: &str) -> PyResult<Scenario> {
+    Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, e))
 }
 
 fn table_to_dict<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyDict>> {
@@ -70,9 +82,9 @@ impl Simulation {
 #[pymethods]
 impl Simulation {
     #[new]
-    fn new(scenario_json: &str) -> PyResult<Self> {
-        let scenario = parse(scenario_json)?;
-        let inner = tcplab_core::Simulation::new(&scenario).map_err(scenario_error)?;
+    fn new(py: Python<'_>, scenario_json: &str) -> PyResult<Self> {
+        let scenario = parse(py, scenario_json)?;
+        let inner = tcplab_core::Simulation::new(&scenario).map_err(|e| scenario_error(py, e))?;
         Ok(Self { inner: Mutex::new(inner) })
     }
 
@@ -100,7 +112,7 @@ impl Simulation {
         let simulation: &mut tcplab_core::Simulation = &mut guard;
         py.detach(|| simulation.run_until(until_ns));
         match simulation.algorithm_failure() {
-            Some(why) => Err(AlgorithmError::new_err((why.clone(), "flows.cc".to_string(), why))),
+            Some(why) => Err(keyed_error::<AlgorithmError>(py, "flows.cc", &why, why.clone())),
             None => Ok(()),
         }
     }
@@ -137,11 +149,18 @@ impl Simulation {
 
 /// Validates a scenario (JSON text); returns the resolved scenario as TOML or raises ScenarioError.
 #[pyfunction]
-fn validate(scenario_json: &str) -> PyResult<String> {
-    let scenario = parse(scenario_json)?;
+fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
+    let scenario = parse(py, scenario_json)?;
     // Building catches what only the assembled network shows (unreachable destinations).
-    tcplab_core::Simulation::new(&scenario).map_err(scenario_error)?;
+    tcplab_core::Simulation::new(&scenario).map_err(|e| scenario_error(py, e))?;
     Ok(scenario.resolved().to_toml())
+}
+
+/// What in a valid scenario (JSON text) is probably a mistake: a list of (key, message).
+#[pyfunction]
+fn warnings(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<(String, String)>> {
+    let scenario = parse(py, scenario_json)?;
+    Ok(scenario.warnings().into_iter().map(|w| (w.key, w.message)).collect())
 }
 
 /// Drives algorithm `name` (built-in or Python) through `steps` random sends, ACKs, losses, ECN
@@ -194,6 +213,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tcplab_core::cc::external::install(Box::new(python_cc::PythonAlgorithms));
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(warnings, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(check_algorithm_properties, m)?)?;
     Ok(())
