@@ -6,6 +6,8 @@
 //!   sections);
 //! - `defaults.rs`: what unset keys mean; [`Scenario::resolved`] writes every default out so that
 //!   the scenario stored beside results says exactly what ran;
+//! - `resources.rs`: the memory and events a run implies, refused above `simulation.max_memory`
+//!   and `simulation.max_events`;
 //! - `shape.rs`: tables written as arrays are refused before serde reads them as structs;
 //! - `tcp_config.rs`: the `[tcp]` table converted into the TCP layer's `TcpConfig`;
 //! - `error.rs`: [`ScenarioError`], which names the key, the value and what is allowed;
@@ -16,6 +18,7 @@
 mod defaults;
 mod error;
 mod model;
+mod resources;
 mod shape;
 mod tcp_config;
 mod validate;
@@ -190,5 +193,20 @@ mod tests {
         let deep = format!("x = {}{}", "[".repeat(5000), "]".repeat(5000));
         let err = error_of(&deep);
         assert!(err.message.contains("not valid TOML"), "{err}");
+    }
+
+    #[test]
+    fn runs_too_large_for_the_machine_are_refused_with_the_key_and_what_fits() {
+        let err = error_of(&MINIMAL.replace("duration = \"5s\"", "duration = \"5s\"\nsample_interval = \"1ns\""));
+        assert_eq!(err.key, "simulation.sample_interval");
+        assert!(err.message.contains("the smallest interval within simulation.max_memory = 2.0 GB"), "{err}");
+        let err = error_of(&MINIMAL.replace("\"5s\"", "\"30000h\"\nsample_interval = \"1h\""));
+        assert_eq!(err.key, "simulation.duration");
+        assert!(err.message.contains("the longest duration within simulation.max_events"), "{err}");
+        let err = error_of(&MINIMAL.replace("cc = \"cubic\"", "cc = \"cubic\"\ncount = 100000"));
+        assert_eq!(err.key, "flows");
+        // Raising the limits on purpose lets the same scenario through validation.
+        let raised = MINIMAL.replace("\"5s\"", "\"30000h\"\nsample_interval = \"1h\"\nmax_events = 1000000000000000");
+        assert!(Scenario::from_toml(&raised).is_ok());
     }
 }

@@ -38,6 +38,14 @@ pub struct SimulationSpec {
     pub run: u64,
     #[serde(default = "default_sample_interval")]
     pub sample_interval: Duration,
+    /// The most memory the run may need by tcplab's estimate (see `scenario/resources.rs`);
+    /// raise it to run a larger scenario on purpose.
+    #[serde(default = "default_max_memory")]
+    pub max_memory: Bytes,
+    /// The most events the run may take by tcplab's estimate (about 5 to 10 million a second of
+    /// wall time on one core).
+    #[serde(default = "default_max_events")]
+    pub max_events: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -411,6 +419,16 @@ fn default_seed() -> u64 {
 /// Time-series resolution: 100 ms.
 fn default_sample_interval() -> Duration {
     Duration(100 * NANOS_PER_MILLI)
+}
+
+/// 2 GB: well inside a laptop's memory.
+fn default_max_memory() -> Bytes {
+    Bytes(2_000_000_000)
+}
+
+/// 10^11 events: several hours of computing; beyond that, a mistake is more likely than a plan.
+fn default_max_events() -> u64 {
+    100_000_000_000
 }
 
 /// A link's buffer: one bandwidth-delay product.

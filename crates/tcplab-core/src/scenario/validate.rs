@@ -26,6 +26,7 @@ impl Scenario {
         if self.flows.is_empty() {
             return Err(ScenarioError::new("flows", "at least one [[flows]] entry is required"));
         }
+        self.check_resources()?;
         let node_names: Vec<String> = self.node_names();
         // A set for the lookups, so validation stays linear in the number of flows and nodes.
         let known: HashSet<&str> = node_names.iter().map(String::as_str).collect();

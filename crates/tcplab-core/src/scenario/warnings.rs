@@ -1,7 +1,7 @@
 //! Scenarios that are valid but probably not what their author meant: they run, and the front
 //! ends show each warning (key and reason) before the results.
 
-use super::model::{LinkSpec, Scenario};
+use super::model::Scenario;
 use crate::tcp::AckDelayMode;
 
 /// A key whose value is allowed but suspicious, and why.
@@ -27,7 +27,7 @@ impl Scenario {
         let exact_rdc = |mode: Option<AckDelayMode>| mode == Some(AckDelayMode::ExactRdc);
         let uses_exact_rdc = exact_rdc(self.tcp.ack_delay)
             || self.flows.iter().any(|f| f.tcp.as_ref().is_some_and(|tcp| exact_rdc(tcp.ack_delay)));
-        if uses_exact_rdc && !all_links(self).any(|link| link.rdc_stamp) {
+        if uses_exact_rdc && !self.links().any(|link| link.rdc_stamp) {
             warnings.push(ScenarioWarning {
                 key: "tcp.ack_delay".to_string(),
                 message: "exact_rdc holds ACKs for the delay routers stamp, but no link has rdc_stamp = true: \
@@ -39,10 +39,3 @@ impl Scenario {
     }
 }
 
-/// Every link the topology names, whatever its kind.
-fn all_links(scenario: &Scenario) -> impl Iterator<Item = &LinkSpec> {
-    let topology = &scenario.topology;
-    let hops = topology.hops.iter().flatten();
-    let links = topology.links.iter().flatten();
-    topology.bottleneck.iter().chain(&topology.access).chain(hops).chain(links)
-}
