@@ -200,8 +200,9 @@ def _seconds(option: str, text: str) -> float:
 
 def _safe(name: str) -> str:
     """A scenario's name as one folder name inside results/: never empty, never '.' or '..' (which
-    would write into results/ itself or beside it), never with a path separator."""
-    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-.")
+    would write into results/ itself or beside it), never with a path separator, and at most 100
+    characters (file systems refuse names above 255 bytes)."""
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-.")[:100].strip("-.")
     return cleaned or "run"
 
 

@@ -31,5 +31,11 @@ impl std::error::Error for ScenarioError {}
 pub(crate) fn path_error<E>(error: serde_path_to_error::Error<E>, message_of: impl Fn(&E) -> String) -> ScenarioError {
     let key = error.path().to_string();
     let key = if key == "." { String::new() } else { key };
-    ScenarioError::new(key, message_of(error.inner()).trim().to_string())
+    let message = message_of(error.inner()).trim().to_string();
+    // serde reports a missing key at the table that lacks it; name the key itself.
+    if let Some(field) = message.strip_prefix("missing field `").and_then(|rest| rest.strip_suffix('`')) {
+        let full = if key.is_empty() { field.to_string() } else { format!("{key}.{field}") };
+        return ScenarioError::new(full, "is required");
+    }
+    ScenarioError::new(key, message)
 }

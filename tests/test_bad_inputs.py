@@ -1,0 +1,105 @@
+"""Every scenario in tests/bad_inputs/ gets an answer: through `tcplab validate`, `tcplab run` and
+the API, within a time limit, an error that names the expected key (or a warning, or a run that
+succeeds) and never a panic, a hang, an abort, a traceback or an "internal error".
+
+The files and their expected answers are written by scripts/bad_inputs.py.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import tcplab
+
+FOLDER = Path(__file__).resolve().parent / "bad_inputs"
+EXPECTED = tomllib.loads((FOLDER / "expected.toml").read_text(encoding="utf-8"))
+# A bad input must be answered quickly: validation is linear in the file and refuses runs that
+# would be too long before starting them.
+TIME_LIMIT_S = 60
+CRASH_SIGNS = ["Traceback", "internal error", "panicked", "memory allocation", "RUST_BACKTRACE"]
+
+
+def _expectation(name: str) -> tuple[str, str]:
+    return next(iter(EXPECTED[name].items()))
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tcplab", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=TIME_LIMIT_S)
+
+
+def _check_answer(name: str, completed: subprocess.CompletedProcess) -> list[str]:
+    """What is wrong with one CLI answer (empty when it is right)."""
+    kind, value = _expectation(name)
+    err = completed.stderr
+    problems = [f"{name}: crash sign {sign!r} in {err[-300:]!r}" for sign in CRASH_SIGNS if sign in err]
+    if kind == "key" and not (completed.returncode == 2 and err.startswith(f"error: {value}: ")):
+        problems.append(f"{name}: expected exit 2 and 'error: {value}: ...', got {completed.returncode}: {err[:300]!r}")
+    if kind == "text" and not (completed.returncode == 2 and err.startswith("error: ") and value in err):
+        problems.append(f"{name}: expected exit 2 and an error containing {value!r}, got {completed.returncode}: {err[:300]!r}")
+    if kind == "warn" and not (completed.returncode == 0 and f"warning: {value}: " in err):
+        problems.append(f"{name}: expected success with 'warning: {value}: ...', got {completed.returncode}: {err[:300]!r}")
+    if kind == "ok" and completed.returncode != 0:
+        problems.append(f"{name}: expected success, got {completed.returncode}: {err[:300]!r}")
+    return problems
+
+
+def test_the_corpus_is_large_and_every_file_has_an_expectation():
+    files = {path.name for path in FOLDER.glob("*.toml")} - {"expected.toml"}
+    assert len(files) >= 100
+    assert files == set(EXPECTED)
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_the_command_line_answers_every_bad_input(command, tmp_path):
+    def answer(name: str) -> list[str]:
+        workdir = tmp_path / name
+        workdir.mkdir()
+        extra = ["--quiet"]
+        completed = _cli(command, str(FOLDER / name), *extra, cwd=workdir)
+        problems = _check_answer(name, completed)
+        if command == "run" and completed.returncode == 0:
+            # Whatever the scenario's name, results land in one folder inside results/.
+            written = [p for p in workdir.iterdir()]
+            folders = list((workdir / "results").iterdir()) if (workdir / "results").is_dir() else []
+            if [p.name for p in written] != ["results"] or len(folders) != 1 or not (folders[0] / "flows.parquet").is_file():
+                problems.append(f"{name}: results written outside results/<name>/: {written} {folders}")
+        return problems
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        problems = [p for found in pool.map(answer, sorted(EXPECTED)) for p in found]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_api_answers_every_bad_input():
+    problems = []
+    for name in sorted(EXPECTED):
+        kind, value = _expectation(name)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                tcplab.validate(FOLDER / name)
+            except tcplab.ScenarioError as error:
+                if kind == "key" and error.key != value:
+                    problems.append(f"{name}: expected key {value!r}, got {error.key!r}: {error}")
+                if kind == "text" and value not in str(error):
+                    problems.append(f"{name}: expected {value!r} in {error}")
+                if kind in ("warn", "ok"):
+                    problems.append(f"{name}: expected no error, got {error}")
+                continue
+            except Exception as error:  # noqa: BLE001 - the test's point: nothing else may escape
+                problems.append(f"{name}: {type(error).__name__} escaped: {error}")
+                continue
+        if kind in ("key", "text"):
+            problems.append(f"{name}: accepted, expected an error ({kind} {value!r})")
+        warned = [str(w.message) for w in caught if issubclass(w.category, tcplab.ScenarioWarning)]
+        if kind == "warn" and not any(text.startswith(f"{value}: ") for text in warned):
+            problems.append(f"{name}: expected a warning on {value!r}, got {warned}")
+    assert not problems, "\n".join(problems)
