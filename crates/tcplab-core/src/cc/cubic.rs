@@ -215,7 +215,7 @@ impl Cubic {
     /// Linux bictcp_update: recompute `cnt` for this ACK.
     fn update(&mut self, now: SimTime, acked: u32) {
         let cwnd = self.window.cwnd;
-        self.ack_count += acked;
+        self.ack_count = self.ack_count.saturating_add(acked);
         let epoch_start = match self.epoch_start {
             Some(start) => start,
             None => {
@@ -237,7 +237,8 @@ impl Cubic {
         self.cnt = if target > cwnd as f64 {
             ((cwnd as f64 / (target - cwnd as f64)).floor() as u32).max(1)
         } else {
-            100 * cwnd
+            // Linux: 100 * cwnd, "very small increment"; saturating, as cwnd may reach 2^32 / 100.
+            cwnd.saturating_mul(100)
         };
         if self.w_max == 0 && self.cnt > 20 {
             self.cnt = 20;

@@ -248,6 +248,13 @@ impl Rta {
                 }
             }
         }
+        self.clamp_cwnd();
+    }
+
+    /// Linux keeps cwnd in a u32 count of segments; Hybla's growth (rho^2 segments per RTT at rho
+    /// up to 120 on a 3 s path), and ssthresh taken from such a flight, would otherwise pass it.
+    fn clamp_cwnd(&mut self) {
+        self.cwnd = self.cwnd.min(u32::MAX as u64 * self.mss);
     }
 }
 
@@ -276,10 +283,12 @@ impl CongestionControl for Rta {
         self.bytes_acked = 0;
         self.fraction = 0.0;
         self.cwnd = if fast { self.ssthresh } else { mss };
+        self.clamp_cwnd();
     }
 
     fn on_recovery_exit(&mut self, _now: SimTime) {
         self.cwnd = self.ssthresh;
+        self.clamp_cwnd();
     }
 
     fn cwnd(&self) -> u64 {

@@ -131,7 +131,8 @@ impl CongestionControl for Veno {
 
     fn on_congestion_event(&mut self, event: &CongestionEvent) {
         let cwnd = self.window.cwnd;
-        let ssthresh = if self.congestive() { cwnd / 2 } else { cwnd * 4 / 5 };
+        // 4/5 in u64: cwnd (segments) may exceed u32::MAX / 4.
+        let ssthresh = if self.congestive() { cwnd / 2 } else { (cwnd as u64 * 4 / 5) as u32 };
         self.window.reduce(ssthresh, event.kind);
     }
 
