@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: builds and installs tcplab (Rust core + Python package), runs the Rust
 # tests (formula, scripted and whole-scenario), checks the benchmark compiles, runs the Python
-# tests. Everything it needs comes from crates.io, PyPI and Debian's packages (headless Chromium
-# and its driver, which open the HTML reports).
+# tests, and fuzzes the scenario parser and every algorithm for a minute each (cargo-fuzz).
+# Everything it needs comes from crates.io, PyPI and Debian's packages (headless Chromium and its
+# driver, which open the HTML reports).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,3 +22,4 @@ python3 -m pip install --quiet -e '.[test]'
 cargo test -p tcplab-core
 cargo bench -p tcplab-core --no-run
 python3 -m pytest -q tests
+./scripts/fuzz.sh 60
