@@ -17,10 +17,16 @@ from tcplab.scenario import ScenarioWarning, apply_overrides, load_scenario, to_
 _SHORTCUTS = {"duration": "simulation.duration", "seed": "simulation.seed", "run_index": "simulation.run"}
 
 
-def _prepare(scenario: str | Path | Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+def _prepare(
+    scenario: str | Path | Mapping[str, Any], overrides: Mapping[str, Any], dotted: Mapping[str, Any] | None
+) -> str:
+    """The scenario with keyword overrides, then `set=`'s dotted ones, as the JSON the core reads."""
     data = load_scenario(scenario)
-    dotted = {_SHORTCUTS.get(key, key.replace("__", ".")): value for key, value in overrides.items()}
-    return apply_overrides(data, dotted)
+    keywords = {_SHORTCUTS.get(key, key.replace("__", ".")): value for key, value in overrides.items()}
+    data = apply_overrides(data, keywords)
+    if dotted is not None:
+        data = apply_overrides(data, dotted)
+    return to_json(data)
 
 
 def validate(
@@ -34,10 +40,7 @@ def validate(
     Overrides as for ``run``. Raises ScenarioError naming the key, the value and what is allowed;
     warns (``tcplab.ScenarioWarning``) about what is allowed but probably a mistake.
     """
-    data = _prepare(scenario, overrides)
-    if set is not None:
-        data = apply_overrides(data, set)
-    text = to_json(data)
+    text = _prepare(scenario, overrides, set)
     resolved = _core.validate(text)
     _warn(text)
     return resolved
@@ -68,10 +71,7 @@ def run(
     """
     for name, cls in (algorithms or {}).items():
         register_algorithm(name, cls)
-    data = _prepare(scenario, overrides)
-    if set is not None:
-        data = apply_overrides(data, set)
-    text = to_json(data)
+    text = _prepare(scenario, overrides, set)
     simulation = _core.Simulation(text)
     _warn(text)
     _advance(simulation, progress)

@@ -28,10 +28,9 @@ impl Scenario {
         }
         self.check_resources()?;
         let node_names: Vec<String> = self.node_names();
-        // A set for the lookups, so validation stays linear in the number of flows and nodes.
-        let known: HashSet<&str> = node_names.iter().map(String::as_str).collect();
+        let nodes = Nodes { known: node_names.iter().map(String::as_str).collect(), names: &node_names };
         for (index, flow) in self.flows.iter().enumerate() {
-            self.validate_flow(&format!("flows[{index}]"), flow, &node_names, &known)?;
+            self.validate_flow(&format!("flows[{index}]"), flow, &nodes)?;
         }
         Ok(())
     }
@@ -105,8 +104,9 @@ impl Scenario {
             .nodes
             .as_ref()
             .ok_or_else(|| ScenarioError::new("topology.nodes", "a custom topology needs a list of node names"))?;
+        let mut known: HashSet<&str> = HashSet::with_capacity(nodes.len());
         for (i, node) in nodes.iter().enumerate() {
-            if node.is_empty() || nodes[..i].contains(node) {
+            if node.is_empty() || !known.insert(node.as_str()) {
                 return Err(ScenarioError::new(
                     format!("topology.nodes[{i}]"),
                     format!("'{node}' is empty or named twice; node names must be unique"),
@@ -121,7 +121,7 @@ impl Scenario {
             let key = format!("topology.links[{i}]");
             validate_link(&key, link, true)?;
             for (end, value) in [("from", &link.from), ("to", &link.to)] {
-                if !nodes.contains(value.as_ref().expect("validate_link checks from/to")) {
+                if !known.contains(value.as_deref().expect("validate_link checks from/to")) {
                     return Err(ScenarioError::new(
                         format!("{key}.{end}"),
                         format!("'{}' is not a node; known: {}", value.as_ref().unwrap(), nodes.join(", ")),
@@ -136,13 +136,7 @@ impl Scenario {
         Ok(())
     }
 
-    fn validate_flow(
-        &self,
-        key: &str,
-        flow: &FlowSpec,
-        node_names: &[String],
-        known: &HashSet<&str>,
-    ) -> Result<(), ScenarioError> {
+    fn validate_flow(&self, key: &str, flow: &FlowSpec, nodes: &Nodes) -> Result<(), ScenarioError> {
         if flow.count == 0 || flow.count > 100_000 {
             return Err(ScenarioError::new(format!("{key}.count"), format!("{} is outside 1 to 100000", flow.count)));
         }
@@ -151,7 +145,7 @@ impl Scenario {
             Protocol::Udp => validate_udp_flow(key, flow)?,
         }
         validate_flow_timing(key, flow)?;
-        self.validate_flow_placement(key, flow, node_names, known)
+        self.validate_flow_placement(key, flow, nodes)
     }
 
     fn validate_tcp_flow(&self, key: &str, flow: &FlowSpec) -> Result<(), ScenarioError> {
@@ -182,13 +176,7 @@ impl Scenario {
     }
 
     /// Where a flow enters and leaves: dumbbells place it themselves, other topologies name nodes.
-    fn validate_flow_placement(
-        &self,
-        key: &str,
-        flow: &FlowSpec,
-        node_names: &[String],
-        known: &HashSet<&str>,
-    ) -> Result<(), ScenarioError> {
+    fn validate_flow_placement(&self, key: &str, flow: &FlowSpec, nodes: &Nodes) -> Result<(), ScenarioError> {
         match self.topology.kind {
             TopologyKind::Dumbbell => {
                 for (field, present) in [("from", flow.from.is_some()), ("to", flow.to.is_some())] {
@@ -211,13 +199,13 @@ impl Scenario {
                     let value = value.as_ref().ok_or_else(|| {
                         ScenarioError::new(
                             format!("{key}.{field}"),
-                            format!("is required; known nodes: {}", node_names.join(", ")),
+                            format!("is required; known nodes: {}", nodes.names.join(", ")),
                         )
                     })?;
-                    if !known.contains(value.as_str()) {
+                    if !nodes.known.contains(value.as_str()) {
                         return Err(ScenarioError::new(
                             format!("{key}.{field}"),
-                            format!("'{value}' is not a node; known: {}", node_names.join(", ")),
+                            format!("'{value}' is not a node; known: {}", nodes.names.join(", ")),
                         ));
                     }
                 }
@@ -299,6 +287,13 @@ impl QueueSpec {
         }
         Ok(())
     }
+}
+
+/// The topology's node names, in order for messages and as a set for lookups (so validation
+/// stays linear in the number of flows and nodes).
+struct Nodes<'a> {
+    names: &'a [String],
+    known: HashSet<&'a str>,
 }
 
 fn validate_udp_flow(key: &str, flow: &FlowSpec) -> Result<(), ScenarioError> {
