@@ -18,6 +18,8 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
 fi
 export RUSTC_BOOTSTRAP=1
 cd fuzz
+# Both targets in one build, so each run starts at once.
+cargo fuzz build --sanitizer none -O -a
 log="$(mktemp)"
 learned="$(mktemp -d)"
 trap 'rm -rf "$learned" "$log"' EXIT
