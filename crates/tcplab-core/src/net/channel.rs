@@ -10,9 +10,9 @@
 
 use std::collections::VecDeque;
 
-use crate::histogram::DelayHistogram;
 use rand_distr::{Distribution, Normal};
 
+use crate::histogram::DelayHistogram;
 use crate::net::packet::{PacketId, PacketPool};
 use crate::net::queue::{EnqueueOutcome, QueueDiscipline};
 use crate::sim::{unit_f64, Event, EventQueue, SimRng};

@@ -84,21 +84,19 @@ impl Network {
             ..Routes::default()
         };
         let stub_links = self.stub_links();
-        for (node, link) in stub_links.iter().enumerate() {
-            if let Some((up, down)) = *link {
-                routes.uplink[node] = up;
-                routes.downlink[node] = down;
-            }
-        }
         let mut core_nodes = Vec::new();
-        for node in 0..n {
-            if stub_links[node].is_none() {
-                routes.core_of[node] = core_nodes.len() as u32;
-                core_nodes.push(node);
+        for (node, link) in stub_links.iter().enumerate() {
+            match *link {
+                Some((up, down)) => (routes.uplink[node], routes.downlink[node]) = (up, down),
+                None => {
+                    routes.core_of[node] = core_nodes.len() as u32;
+                    core_nodes.push(node);
+                }
             }
         }
-        for node in 0..n {
-            if let Some((up, _)) = stub_links[node] {
+        // A stub's router is a core node, numbered in the pass above.
+        for (node, link) in stub_links.iter().enumerate() {
+            if let Some((up, _)) = *link {
                 routes.core_of[node] = routes.core_of[self.channels[up as usize].to as usize];
             }
         }
