@@ -16,8 +16,8 @@ use serde_json::Value;
 
 use super::window::SegmentWindow;
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo, ParamKind,
-    ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
+    ParamKind, ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
 };
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -144,12 +144,11 @@ impl CongestionControl for Bic {
         if !ack.may_raise_cwnd() || (self.config.freeze_when_not_cwnd_limited && !ack.cwnd_limited) {
             return;
         }
-        if self.window.in_slow_start() {
-            self.window.slow_start(ack.acked_segments);
-        } else {
-            let cnt = self.cnt();
-            self.window.additive_increase(cnt, ack.acked_segments);
-        }
+        // ACKs left over when slow start reaches ssthresh go on to congestion avoidance, as in
+        // Linux's bictcp_cong_avoid (tcp_slow_start returns them).
+        let Some(acked) = self.window.leftover_after_slow_start(ack.acked_segments) else { return };
+        let cnt = self.cnt();
+        self.window.additive_increase(cnt, acked);
     }
 
     fn on_congestion_event(&mut self, event: &CongestionEvent) {
@@ -161,6 +160,11 @@ impl CongestionControl for Bic {
         };
         let ssthresh =
             if cwnd <= self.config.low_window { cwnd / 2 } else { (cwnd as f64 * self.config.beta).floor() as u32 };
+        if event.kind == CongestionKind::Timeout {
+            // Linux's bictcp_state resets the state on entering Loss (after ssthresh was taken):
+            // growth after a timeout starts over, without the old W_max to search towards.
+            self.w_max = 0;
+        }
         self.window.reduce(ssthresh, event.kind);
     }
 
@@ -214,5 +218,18 @@ mod tests {
         let mut small = bic(12, 0);
         small.on_congestion_event(&loss);
         assert_eq!(small.window.cwnd, 6, "Reno's halving at low windows");
+        // A timeout: ssthresh from cwnd 64 as for any loss (51), then W_max forgotten, cwnd 1.
+        b.on_congestion_event(&CongestionEvent { kind: CongestionKind::Timeout, ..loss });
+        assert_eq!((b.w_max, b.window.cwnd, b.window.ssthresh), (0, 1, 51));
+    }
+
+    #[test]
+    fn acks_left_over_by_slow_start_go_to_congestion_avoidance() {
+        // cwnd 18, ssthresh 20, W_max 0: a stretch ACK of 25 segments takes cwnd to 20 and leaves
+        // 23, which at cnt = (B - 1) cwnd / (cwnd - W_max) = 3 * 20 / 20 = 3 add 7 segments.
+        let mut b = bic(18, 0);
+        b.window.ssthresh = 20;
+        b.on_ack(&AckEvent { acked_segments: 25, cwnd_limited: true, snd_una_advanced: true, ..AckEvent::default() });
+        assert_eq!((b.window.cwnd, b.window.credit), (27, 2));
     }
 }

@@ -11,7 +11,10 @@
 //!
 //! Where tcplab differs from Linux's tcp_highspeed.c: Linux looks a(w) and b(w) up in a 73-row
 //! table sampled from these formulas; tcplab evaluates the formulas themselves (the table is a
-//! discretisation of them), accumulating the fractional increase per acknowledged segment.
+//! discretisation of them). The increase is counted as Linux counts it: a(w) per acknowledged
+//! segment into a counter, and +1 segment each time the counter reaches cwnd (at a(w) = 1, exactly
+//! one segment per cwnd acknowledged segments, as RFC 3649 and Reno give; dividing a(w) / w in
+//! floating point first needed 31 ACKs at cwnd 30).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -81,7 +84,8 @@ pub const ALGORITHM: Algorithm = Algorithm {
 pub struct HighSpeed {
     config: HighSpeedConfig,
     window: SegmentWindow,
-    /// Fractional segments of increase accumulated (a(w) per acked segment, over w).
+    /// a(w) per acknowledged segment, accumulated; each cwnd of it is one segment of increase
+    /// (Linux's snd_cwnd_cnt).
     credit: f64,
 }
 
@@ -115,11 +119,11 @@ impl CongestionControl for HighSpeed {
         let Some(acked) = self.window.leftover_after_slow_start(ack.acked_segments) else {
             return;
         };
-        let w = self.window.cwnd as f64;
-        self.credit += self.increase(w) * acked as f64 / w;
-        let whole = self.credit.floor();
-        self.window.cwnd = self.window.cwnd.saturating_add(whole as u32);
-        self.credit -= whole;
+        self.credit += self.increase(self.window.cwnd as f64) * acked as f64;
+        while self.credit >= self.window.cwnd as f64 && self.window.cwnd < u32::MAX {
+            self.credit -= self.window.cwnd as f64;
+            self.window.cwnd += 1;
+        }
     }
 
     fn on_congestion_event(&mut self, event: &CongestionEvent) {
@@ -155,6 +159,23 @@ mod tests {
         assert!((h.decrease(83_000.0) - 0.1).abs() < 1e-12);
         // Hand-worked: b(118) = -0.4 (ln 118 - ln 38) / (ln 83000 - ln 38) + 0.5 = 0.44105.
         assert!((h.decrease(118.0) - 0.44105).abs() < 1e-5);
+    }
+
+    #[test]
+    fn at_reno_windows_one_segment_takes_exactly_cwnd_acks() {
+        // RFC 3649: at or below Low_Window, a(w) = 1: cwnd 30 grows to 31 after 30 acknowledged
+        // segments, not 31 (Linux: snd_cwnd_cnt += 1 per ACK, +1 when it reaches snd_cwnd).
+        let mut h = highspeed();
+        h.window.cwnd = 30;
+        h.window.ssthresh = 20;
+        let ack = |h: &mut HighSpeed| h.on_ack(&AckEvent { acked_segments: 1, cwnd_limited: true, snd_una_advanced: true, ..AckEvent::default() });
+        for _ in 0..29 {
+            ack(&mut h);
+        }
+        assert_eq!(h.window.cwnd, 30);
+        ack(&mut h);
+        assert_eq!(h.window.cwnd, 31);
+        assert_eq!(h.credit, 0.0);
     }
 
     #[test]
