@@ -6,9 +6,9 @@
 # run with the input in fuzz/artifacts/<target>/: fix the cause and copy the input to
 # crates/tcplab-core/tests/fuzz_regressions/<target>/, where the test suite replays it.
 #
-# cargo-fuzz (0.13.2, the version this was written with) is installed from crates.io if missing. It runs on the stable toolchain with
-# RUSTC_BOOTSTRAP=1 (its coverage flags are unstable) and without a sanitizer (which would need
-# nightly); overflow checks and debug assertions are on (-a).
+# cargo-fuzz (0.13.2, the version this was written with) is installed from crates.io if missing.
+# It runs on the stable toolchain with RUSTC_BOOTSTRAP=1 (its coverage flags are unstable) and
+# without a sanitizer (which would need nightly); overflow checks and debug assertions are on (-a).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
