@@ -107,7 +107,8 @@ fn run_size(size: &Size) {
 fn main() {
     let all: Vec<String> = std::env::args().skip(1).collect();
     let runs: usize = all.iter().position(|a| a == "--runs").and_then(|i| all.get(i + 1)?.parse().ok()).unwrap_or(3);
-    let args: Vec<String> = all.iter().filter(|a| !a.starts_with('-') && a.parse::<usize>().is_err()).cloned().collect();
+    let args: Vec<String> =
+        all.iter().filter(|a| !a.starts_with('-') && a.parse::<usize>().is_err()).cloned().collect();
     if let Some(name) = args.first().and_then(|a| a.strip_prefix("child:")) {
         let size = SIZES.iter().find(|s| s.name == name).expect("the parent passes a known size");
         run_size(size);
@@ -133,9 +134,11 @@ fn main() {
     for size in chosen {
         let mut best: Option<(f64, String)> = None;
         for _ in 0..runs {
-            let output = Command::new(&me).arg(format!("child:{}", size.name)).output().expect("the benchmark re-runs itself");
+            let output =
+                Command::new(&me).arg(format!("child:{}", size.name)).output().expect("the benchmark re-runs itself");
             let text = String::from_utf8_lossy(&output.stdout).trim().to_string();
-            let Some((wall, row)) = text.split_once(' ').and_then(|(w, r)| Some((w.parse::<f64>().ok()?, r.to_string())))
+            let Some((wall, row)) =
+                text.split_once(' ').and_then(|(w, r)| Some((w.parse::<f64>().ok()?, r.to_string())))
             else {
                 println!("{:<7} failed: {} {}", size.name, output.status, String::from_utf8_lossy(&output.stderr));
                 break;

@@ -11,7 +11,10 @@ pub enum Column {
     /// Text from a small set of values (a link's name, an algorithm's state), stored once each:
     /// row `i` reads `labels[codes[i]]`. Time series have hundreds of thousands of rows but only
     /// a few distinct names; front ends turn this into ordinary text.
-    Labels { labels: Vec<String>, codes: Vec<u32> },
+    Labels {
+        labels: Vec<String>,
+        codes: Vec<u32>,
+    },
 }
 
 impl Column {

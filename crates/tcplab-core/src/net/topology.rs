@@ -220,7 +220,16 @@ mod tests {
 
     fn channel(from: u32, to: u32, delay: u64) -> Channel {
         let queue = Box::new(DropTail::new(QueueLimit::Packets(10), None));
-        Channel::new(String::new(), from, to, 1_000_000, delay, queue, String::new(), rng_stream(1, 0, StreamKind::Channel, 0))
+        Channel::new(
+            String::new(),
+            from,
+            to,
+            1_000_000,
+            delay,
+            queue,
+            String::new(),
+            rng_stream(1, 0, StreamKind::Channel, 0),
+        )
     }
 
     fn link(network: &mut Network, a: u32, b: u32, delay: u64) -> (u32, u32) {

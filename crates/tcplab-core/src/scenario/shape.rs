@@ -21,7 +21,8 @@ const TABLES: &[&str] = &[
 ];
 
 /// What every link table may hold as tables (`queue` may also be the discipline's name alone).
-const LINK_TABLES: &[&str] = &["queue", "forward", "reverse", "forward.loss", "reverse.loss", "forward.jitter", "reverse.jitter"];
+const LINK_TABLES: &[&str] =
+    &["queue", "forward", "reverse", "forward.loss", "reverse.loss", "forward.jitter", "reverse.jitter"];
 
 pub(super) fn check_tables(document: &Value) -> Result<(), ScenarioError> {
     for pattern in TABLES {
@@ -42,7 +43,9 @@ fn check_path(value: &Value, path: &[&str], key: &str) -> Result<(), ScenarioErr
         return match value {
             Value::Object(_) => Ok(()),
             Value::String(_) if key.ends_with(".queue") => Ok(()),
-            other => Err(ScenarioError::new(key, format!("must be a table ({{ key = value, ... }}), not {}", kind(other)))),
+            other => {
+                Err(ScenarioError::new(key, format!("must be a table ({{ key = value, ... }}), not {}", kind(other))))
+            }
         };
     };
     match (*first, value) {
@@ -51,7 +54,9 @@ fn check_path(value: &Value, path: &[&str], key: &str) -> Result<(), ScenarioErr
         }
         ("*", _) => Ok(()), // not an array: deserialisation says so, with the key
         (name, Value::Object(table)) => match table.get(name) {
-            Some(inner) => check_path(inner, rest, &if key.is_empty() { name.to_string() } else { format!("{key}.{name}") }),
+            Some(inner) => {
+                check_path(inner, rest, &if key.is_empty() { name.to_string() } else { format!("{key}.{name}") })
+            }
             None => Ok(()),
         },
         _ => Ok(()),

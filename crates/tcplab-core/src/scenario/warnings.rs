@@ -20,7 +20,10 @@ impl Scenario {
             if flow.start >= duration {
                 warnings.push(ScenarioWarning {
                     key: format!("flows[{index}].start"),
-                    message: format!("{} is not before the end of the run ({duration}): the flow never starts", flow.start),
+                    message: format!(
+                        "{} is not before the end of the run ({duration}): the flow never starts",
+                        flow.start
+                    ),
                 });
             }
         }
@@ -38,4 +41,3 @@ impl Scenario {
         warnings
     }
 }
-
