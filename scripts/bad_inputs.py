@@ -128,17 +128,23 @@ for line, key in [('mss = "0B"', "tcp.mss"), ('mss = "1MB"', "tcp.mss"), ('mss =
                   ("initial_window = 0", "tcp.initial_window"), ("initial_window = 100000", "tcp.initial_window"),
                   ('recovery = "tahoe"', "tcp.recovery"), ('min_rto = "0s"', "tcp.min_rto"),
                   ('max_rto = "100ms"', "tcp.max_rto"), ('initial_rto = "0s"', "tcp.initial_rto"),
-                  ('initial_rto = "90s"', "tcp.initial_rto"), ("delayed_ack_count = 0", "tcp.delayed_ack_count"),
+                  ('initial_rto = "200s"', "tcp.initial_rto"), ("delayed_ack_count = 0", "tcp.delayed_ack_count"),
+                  ('profile = "freebsd"', "tcp.profile"), ("initial_ssthresh = 1", "tcp.initial_ssthresh"),
+                  ("quick_acks = 5000", "tcp.quick_acks"), ('rto_formula = "bsd"', "tcp.rto_formula"),
                   ('receive_window = "100B"', "tcp.receive_window"), ('ack_delay = "sometimes"', "tcp.ack_delay"),
                   ("duplicate_threshold = 0", "tcp.duplicate_threshold"), ("ecn = 1", "tcp.ecn"), ("speed = 1", "tcp.speed")]:
     tag = line.split("=")[0].strip() + "-" + line.split("=")[1].strip().strip('"').replace(".", "_")
     case(f"tcp-{tag}", with_tcp(line), f"key:{key}")
+
+case("tcp-rack-without-sack", with_tcp('recovery = "newreno"\nrack = true'), "key:tcp.rack")
+case("tcp-probe-without-sack", with_tcp('recovery = "reno"\ntail_loss_probe = true'), "key:tcp.tail_loss_probe")
 
 # ----- flows -----
 case("flows-none", BASE[: BASE.index("[[flows]]")], "key:flows")
 case("flows-unknown-algorithm", BASE.replace('cc = "cubic"', 'cc = "tahoe"'), "key:flows[0].cc")
 case("flows-algorithm-number", BASE.replace('cc = "cubic"', "cc = 3"), "key:flows[0].cc")
 case("flows-tcp-without-cc", BASE.replace('cc = "cubic"', 'count = 2'), "key:flows[0].cc")
+case("flows-tcp-profile", with_flow('tcp = { profile = "ns2" }'), "key:flows[0].tcp.profile")
 case("flows-count-zero", with_flow("count = 0"), "key:flows[0].count")
 case("flows-count-negative", with_flow("count = -3"), "key:flows[0].count")
 case("flows-count-huge", with_flow("count = 100000"), "key:flows")

@@ -72,6 +72,14 @@ class CongestionControl:
     def on_recovery_exit(self, now: int) -> None:
         """Fast recovery ended (the recovery point was acknowledged)."""
 
+    def undo_reduction(self, prior_cwnd: int, prior_ssthresh: int | None) -> None:
+        """The last reduction proved spurious (a timestamp or F-RTO showed the original segment
+        arrived): restore the window. The default is Linux's ``tcp_reno_undo_cwnd``: cwnd and
+        ssthresh go back up to their values before the reduction (None: unbounded)."""
+        self.cwnd = max(self.cwnd, prior_cwnd)
+        if self.ssthresh is not None:
+            self.ssthresh = None if prior_ssthresh is None else max(self.ssthresh, prior_ssthresh)
+
     def on_packet_sent(self, now: int, bytes: int, bytes_in_flight_before: int) -> None:  # noqa: A002
         """A segment left the sender (called only when a subclass defines it)."""
 

@@ -20,9 +20,7 @@ fn mean_queue(results: &Results, from_s: f64) -> f64 {
     let q = &results.queue_series;
     let rows: Vec<usize> = (0..q.rows())
         .filter(|&i| {
-            q.text("link")[i] == "bottleneck"
-                && q.text("direction")[i] == "forward"
-                && q.f64("time_s")[i] >= from_s
+            q.text("link")[i] == "bottleneck" && q.text("direction")[i] == "forward" && q.f64("time_s")[i] >= from_s
         })
         .collect();
     rows.iter().map(|&i| q.u64("queue_packets")[i] as f64).sum::<f64>() / rows.len() as f64
@@ -259,7 +257,8 @@ fn rta_ignores_a_two_sample_rtt_spike() {
     // One segment every 100 ms. The two segments sent between 5.0 s and 5.15 s take an 850 ms
     // detour (RTT samples near 0.9 s, below the 1 s minimum RTO); the ones after them overtake,
     // and a high duplicate threshold keeps fast retransmit (and Karn's rule) from hiding the two
-    // samples.
+    // samples; so does turning RACK off (it would mark the two late segments lost one RTT and a
+    // quarter after they left, and retransmit them).
     let results = run(r#"
         [simulation]
         duration = "10s"
@@ -271,6 +270,7 @@ fn rta_ignores_a_two_sample_rtt_spike() {
         min_rto = "1s"
         delayed_ack = false
         duplicate_threshold = 20
+        rack = false
         [[flows]]
         cc = "rta"
         rate = "115840bps"
@@ -382,7 +382,9 @@ fn tcp_do_bulk_flow_oscillates_on_its_own_queue() {
 fn roccet_never_leaves_launch_when_the_buffer_cannot_double_the_rtt() {
     // Recorded finding: a 1-BDP buffer at most doubles the RTT, so srRTT never exceeds its 100%
     // bound; LAUNCH never ends, and since LAUNCH ignores losses the flow keeps overflowing the
-    // buffer (33% of its segments are retransmissions on this path). With 2 BDP it behaves.
+    // buffer (33% of its segments are retransmissions on this path). With 3 BDP it leaves LAUNCH;
+    // at 2 BDP that depends on whether one of its 100 ms checks falls outside loss recovery before
+    // the first overflow.
     let text = |buffer: &str| {
         format!(
             r#"
@@ -402,7 +404,7 @@ fn roccet_never_leaves_launch_when_the_buffer_cannot_double_the_rtt() {
         shallow.flows.u64("retransmitted_segments")[0] as f64 / shallow.flows.u64("packets_sent")[0] as f64;
     assert!(events(&shallow).is_empty(), "{:?}", events(&shallow));
     assert!(retransmitted > 0.1, "retransmitted fraction {retransmitted}");
-    let deeper = run(&text("2BDP"));
+    let deeper = run(&text("3BDP"));
     assert!(events(&deeper).iter().any(|(_, e)| e == "roccet_launch_exit"));
 }
 
@@ -441,18 +443,19 @@ fn many_flows_with(cc: &str, params: &str, tcp_extra: &str, link_extra: &str) ->
 }
 
 #[test]
-fn sdc_keeps_larger_windows_and_fewer_timeouts_than_newreno_with_ecn() {
+fn sdc_keeps_larger_windows_than_newreno_with_ecn() {
+    // Whether SDC also times out less is the Active Delay Control reproduction's question
+    // (docs/algorithms/sdc.md records the counts under each TCP profile); it is not a property of
+    // the algorithm this test can rely on.
     let mean_cwnd = |r: &Results| {
         let s = &r.flow_series;
         let rows: Vec<usize> = (0..s.rows()).filter(|&i| s.f64("time_s")[i] >= 10.0).collect();
         rows.iter().map(|&i| s.f64("cwnd_bytes")[i] / 960.0).sum::<f64>() / rows.len() as f64
     };
-    let timeouts = |r: &Results| r.flows.u64("timeouts").iter().sum::<u64>();
     let newreno = many_flows("newreno", "");
     let sdc = many_flows("sdc", "");
     assert!(mean_cwnd(&newreno) < 3.0, "NewReno's mean cwnd {}", mean_cwnd(&newreno));
     assert!(mean_cwnd(&sdc) >= 4.0, "SDC's mean cwnd {}", mean_cwnd(&sdc));
-    assert!(timeouts(&sdc) < timeouts(&newreno), "timeouts: sdc {}, newreno {}", timeouts(&sdc), timeouts(&newreno));
 }
 
 #[test]
@@ -466,8 +469,8 @@ fn receiver_based_delay_control_in_the_many_flow_setting() {
     let newreno = many_flows("newreno", "");
     // Exact RDC: routers stamp the large-FIFO delay, receivers hold ACKs for it.
     let exact = many_flows_with("newreno", "", "ack_delay = \"exact_rdc\"", ", rdc_stamp = true");
+    // Whether it also times out less is left to the Active Delay Control reproduction, as SDC's.
     assert!(mean_cwnd(&exact) >= 4.0, "exact RDC mean cwnd {}", mean_cwnd(&exact));
-    assert!(timeouts(&exact) < timeouts(&newreno), "exact RDC {} vs {}", timeouts(&exact), timeouts(&newreno));
     // 1-bit RDC widens the window too, but (recorded finding, docs/algorithms/rdc.md) its
     // doubling delay makes RTT samples jump faster than the sender's timer adapts: more timeouts.
     let one_bit = many_flows_with("newreno", "", "ack_delay = \"one_bit_rdc\"", "");
@@ -498,4 +501,57 @@ fn bbr3_cuts_inflight_hi_when_probing_loses_more_than_two_percent() {
     // A deep buffer without loss, and one with 0.1% random loss (below the 2% threshold): none.
     assert_eq!(cuts(&path("10BDP", "")), 0);
     assert_eq!(cuts(&path("10BDP", r#", forward = { loss = { model = "bernoulli", p = 0.001 } }"#)), 0);
+}
+
+#[test]
+fn two_bbr_flows_on_a_one_bdp_buffer_never_time_out() {
+    // The path of the Linux comparison (50 Mbit/s, 40 ms, 1-BDP drop-tail, two flows): Linux's
+    // BBR never times out here; before RACK-TLP, PRR and payload-charged pacing, tcplab's flows
+    // timed out 17 to 43 times in 30 s.
+    let results = run(r#"
+        [simulation]
+        duration = "30s"
+        [topology]
+        kind = "dumbbell"
+        bottleneck = { rate = "50Mbps", delay = "18ms", buffer = "1BDP" }
+        access = { rate = "1Gbps", delay = "1ms", buffer = "10000p" }
+        [[flows]]
+        cc = "bbr"
+        count = 2
+    "#);
+    assert_eq!(results.flows.u64("timeouts"), vec![0, 0]);
+    let total: f64 = results.flows.f64("goodput_bps").iter().sum();
+    assert!(total > 45e6, "goodput {total}");
+}
+
+#[test]
+fn tcp_rta_never_switches_on_a_constant_20ms_path() {
+    // With NewReno recovery an ACK after a repair used to time the whole repair (Karn's rule was
+    // applied per segment, not per ACK) and the inflated samples switched TCP-RTA to Hybla: once
+    // or three times in 60 s in the first two settings before the fix.
+    let settings = [
+        (1, "1BDP", "recovery = \"newreno\""),
+        (1, "100p", "recovery = \"newreno\"\nmin_rto = \"1s\""),
+        (2, "1BDP", "recovery = \"sack\""),
+    ];
+    for (count, buffer, tcp) in settings {
+        let results = run(&format!(
+            r#"
+            [simulation]
+            duration = "60s"
+            [topology]
+            kind = "dumbbell"
+            bottleneck = {{ rate = "20Mbps", delay = "8ms", buffer = "{buffer}" }}
+            access = {{ rate = "1Gbps", delay = "1ms", buffer = "10000p" }}
+            [tcp]
+            {tcp}
+            [[flows]]
+            cc = "rta"
+            count = {count}
+        "#
+        ));
+        assert!(results.flows.u64("fast_recoveries").iter().sum::<u64>() > 0, "the path must see losses");
+        let switches: Vec<_> = events(&results).into_iter().filter(|(_, e)| e.starts_with("switch")).collect();
+        assert!(switches.is_empty(), "{count} flows, {buffer}, {tcp}: {switches:?}");
+    }
 }

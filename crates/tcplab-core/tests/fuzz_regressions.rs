@@ -23,7 +23,8 @@ fn algorithm_inputs_keep_every_invariant() {
     for (file, data) in inputs("algorithms") {
         let (&pick, events) = data.split_first().expect("a non-empty input");
         let name = names[pick as usize % names.len()];
-        let result = properties::exercise_with(name, &serde_json::Value::Null, &mut properties::FromBytes(events), 10_000);
+        let result =
+            properties::exercise_with(name, &serde_json::Value::Null, &mut properties::FromBytes(events), 10_000);
         assert!(result.is_ok(), "{file} ({name}): {result:?}");
     }
 }

@@ -1,5 +1,6 @@
 //! Scripted ACK sequences through the real TCP sender: what it retransmits, when, and what window
-//! it uses, for NewReno (RFC 6582) and SACK (RFC 6675) recovery, the retransmission timer
+//! it uses, for Reno (RFC 5681), NewReno (RFC 6582) and SACK (RFC 6675) recovery, RACK-TLP
+//! (RFC 8985), PRR (RFC 6937), timestamps (RFC 7323), F-RTO (RFC 5682), the retransmission timer
 //! (RFC 6298, Karn) and ECN (RFC 3168).
 
 use serde_json::Value;
@@ -23,7 +24,15 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         mss: MSS,
         header_bytes: 40,
         initial_window_segments: 10,
+        initial_ssthresh_segments: None,
         recovery,
+        rack: false,
+        tail_loss_probe: false,
+        prr: false,
+        timestamps: false,
+        frto: false,
+        rto_formula: tcplab_core::tcp::RtoFormula::Rfc6298,
+        quick_ack_segments: 0,
         limited_transmit: true,
         duplicate_threshold: 3,
         min_rto: 200 * MS,
@@ -48,11 +57,27 @@ impl Script {
     }
 
     fn with_config(config: TcpConfig) -> Self {
-        let controller =
-            cc::create("newreno", &Value::Null, ConnectionInfo { mss: MSS, initial_window_segments: 10, seed: 1 })
-                .unwrap();
+        Self::build(config, None)
+    }
+
+    /// A sender whose application writes `segments` segments in all (a finite transfer).
+    fn finite(config: TcpConfig, segments: u64) -> Self {
+        Self::build(config, Some(segments))
+    }
+
+    fn build(config: TcpConfig, stream_segments: Option<u64>) -> Self {
+        let info = ConnectionInfo {
+            mss: MSS,
+            initial_window_segments: config.initial_window_segments,
+            initial_ssthresh_segments: None,
+            seed: 1,
+        };
+        let controller = cc::create("newreno", &Value::Null, info).unwrap();
         let mut script =
             Script { sender: TcpSender::new(0, 1, config, controller), events: EventQueue::new(), outbox: Vec::new() };
+        if let Some(segments) = stream_segments {
+            script.sender.set_stream_end(segments * MSS);
+        }
         script
             .sender
             .app_write(u64::MAX, &mut EndpointContext { events: &mut script.events, outbox: &mut script.outbox });
@@ -87,6 +112,15 @@ impl Script {
     }
 
     fn ack_with(&mut self, next_segment: u64, sack: &[(u64, u64)], ece: bool) {
+        self.ack_full(next_segment, sack, ece, 0);
+    }
+
+    /// An ACK echoing the timestamp (send time) `ts_echo_ms`.
+    fn ack_echo(&mut self, next_segment: u64, sack: &[(u64, u64)], ts_echo_ms: u64) {
+        self.ack_full(next_segment, sack, false, ts_echo_ms * MS);
+    }
+
+    fn ack_full(&mut self, next_segment: u64, sack: &[(u64, u64)], ece: bool, ts_echo: u64) {
         let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
         for (slot, &(s, e)) in blocks.iter_mut().zip(sack) {
             *slot = (s * MSS, e * MSS);
@@ -98,6 +132,7 @@ impl Script {
             sack_count: sack.len() as u8,
             receive_window: 1_000_000,
             ece,
+            ts_echo,
             ..Packet::default()
         };
         self.sender.on_ack(&packet, &mut EndpointContext { events: &mut self.events, outbox: &mut self.outbox });
@@ -121,17 +156,18 @@ fn newreno_retransmits_on_the_third_duplicate_ack_and_inflates() {
     s.ack(1, &[]);
     assert_eq!(s.sent(), vec![13], "limited transmit after duplicate 2");
     s.ack(1, &[]);
-    // FlightSize at the third duplicate: segments 1..13 = 13 -> ssthresh = 6.5 segments.
+    // FlightSize at the third duplicate: segments 1..13 less the two sent by Limited Transmit
+    // (RFC 5681 section 3.2 step 2) = 11 -> ssthresh = 5.5 segments.
     assert_eq!(s.sent(), vec![1], "fast retransmit of the first unacknowledged segment");
     assert_eq!(s.sender.stats.fast_recoveries, 1);
-    assert_eq!(s.sender.cc.ssthresh(), 6_500);
-    assert_eq!(s.cwnd_segments(), 9.5, "ssthresh + 3 segments of inflation");
+    assert_eq!(s.sender.cc.ssthresh(), 5_500);
+    assert_eq!(s.cwnd_segments(), 8.5, "ssthresh + 3 segments of inflation");
     // Each further duplicate inflates by one segment; new data goes out once the pipe allows.
     for _ in 0..7 {
         s.ack(1, &[]);
     }
-    assert_eq!(s.cwnd_segments(), 16.5);
-    assert_eq!(s.sent(), vec![14, 15, 16], "flight 13 < 16.5 - 1: three new segments");
+    assert_eq!(s.cwnd_segments(), 15.5);
+    assert_eq!(s.sent(), vec![14, 15], "flight 13, window 15.5: two new segments");
 }
 
 #[test]
@@ -181,15 +217,19 @@ fn sack_marks_lost_after_three_sacked_segments_and_repairs_two_holes_in_one_reco
     let sent = s.sent();
     assert_eq!(sent.first(), Some(&1), "IsLost(1): three segments SACKed above it");
     assert_eq!(s.sender.stats.fast_recoveries, 1);
-    // 6, 7, 8 arrive: segment 5 now has three SACKed segments above it and is lost. The pipe is
-    // 13 outstanding - 6 SACKed - 2 lost + 1 retransmitted = 6 segments, not below cwnd = 6.5,
-    // so the repair waits (RFC 6675 sends only while pipe < cwnd)...
+    // cwnd = ssthresh = 5.5 segments: FlightSize 13 less the 2 segments (12, 13) that the SACK
+    // credit let out before recovery, halved (RFC 5681 section 3.2 step 2).
+    assert_eq!(s.sender.cc.ssthresh(), 5_500);
+    // 6, 7, 8, 9 arrive: segment 5 has three SACKed segments above it and is lost. The pipe is
+    // 13 outstanding - 7 SACKed - 2 lost + 1 retransmitted = 5 segments; one more would exceed
+    // cwnd = 5.5, so the repair waits...
     s.ack(1, &[(6, 7), (2, 5)]);
     s.ack(1, &[(6, 8), (2, 5)]);
     s.ack(1, &[(6, 9), (2, 5)]);
-    assert!(!s.sent().contains(&5));
-    // ...until one more SACKed segment lowers the pipe to 5: the lost segment goes first.
     s.ack(1, &[(6, 10), (2, 5)]);
+    assert!(!s.sent().contains(&5));
+    // ...until one more SACKed segment lowers the pipe to 4: the lost segment goes first.
+    s.ack(1, &[(6, 11), (2, 5)]);
     let sent = s.sent();
     assert_eq!(sent.first(), Some(&5), "second hole retransmitted without a timeout: {sent:?}");
     assert_eq!(s.sender.stats.fast_recoveries, 1);
@@ -273,11 +313,11 @@ fn pacing_option_spaces_segments_at_twice_cwnd_over_srtt_in_slow_start() {
     s.at(100);
     s.ack(1, &[]);
     // cwnd 11 allows two segments, but the rate is 2 x 11 000 B x 8 / 100 ms = 1.76 Mbit/s:
-    // one 1040-byte packet every 4.727 ms.
+    // one 1000-byte payload every 4.545 ms (pacing charges the payload, not the 40 header bytes).
     assert_eq!(s.sent(), vec![10]);
-    s.at_nanos(100 * MS + 4_727_272);
+    s.at_nanos(100 * MS + 4_545_454);
     assert!(s.sent().is_empty(), "too early by a nanosecond");
-    s.at_nanos(100 * MS + 4_727_273);
+    s.at_nanos(100 * MS + 4_545_455);
     assert_eq!(s.sent(), vec![11]);
 }
 
@@ -348,4 +388,188 @@ fn delivery_rate_samples_are_app_limited_when_their_segment_was_sent_app_limited
     let recorded = events.lock().unwrap().clone();
     assert!(recorded[..5].iter().all(|e| !e.delivery_rate_app_limited), "sent before the application ran dry");
     assert!(recorded[5].delivery_rate_app_limited, "sent while app-limited");
+}
+
+/// Linux's loss detection on the scripted sender: SACK with RACK and tail loss probes.
+fn rack_tlp() -> TcpConfig {
+    TcpConfig { rack: true, tail_loss_probe: true, ..config(RecoveryMode::Sack) }
+}
+
+#[test]
+fn rack_marks_a_lost_retransmission_lost_without_a_timeout() {
+    let mut s = Script::with_config(rack_tlp());
+    s.sent();
+    // Segment 1 is lost. (Segments sent in the same nanosecond are ordered by sequence, as
+    // RFC 8985's RACK_sent_after does, so the script keeps new data and retransmissions apart.)
+    s.at(99);
+    s.ack(1, &[]);
+    s.at(100);
+    // Three SACKed segments above it: the reordering window is 0 and RACK marks it lost (it was
+    // sent before segment 4, which was delivered, one RTT ago).
+    s.ack(1, &[(2, 3)]);
+    s.ack(1, &[(2, 4)]);
+    s.ack(1, &[(2, 5)]);
+    assert!(s.sent().contains(&1), "segment 1 retransmitted at 100 ms");
+    // More segments arrive at 101 ms; the pipe falls below cwnd and new data leaves after the
+    // retransmission.
+    s.at(101);
+    for top in 6..=11 {
+        s.ack(1, &[(2, top)]);
+    }
+    let new_data = s.sent();
+    assert!(!new_data.is_empty() && !new_data.contains(&1), "{new_data:?}");
+    // The retransmission is lost too. One RTT later the new data is SACKed: it left after the
+    // retransmission, so RACK marks the retransmission lost and it goes again, long before the
+    // retransmission timer (300 ms after the last advance at 99 ms).
+    s.at(201);
+    s.ack(1, &[(new_data[0], new_data[0] + 1), (2, 11)]);
+    assert_eq!(s.sent().first(), Some(&1), "second retransmission of segment 1 at 201 ms");
+    assert_eq!(s.sender.stats.timeouts, 0);
+    assert_eq!(s.sender.stats.fast_recoveries, 1);
+}
+
+#[test]
+fn a_tail_loss_is_repaired_by_a_probe() {
+    // Ten segments in all; the last two are lost.
+    let mut s = Script::finite(rack_tlp(), 10);
+    assert_eq!(s.sent().len(), 10);
+    s.at(100);
+    s.ack(8, &[]);
+    // SRTT 100 ms: PTO = 2 x 100 + 2 ms; the RTO would fire at 100 + 300 ms.
+    s.at(301);
+    assert!(s.sent().is_empty());
+    s.at(302);
+    assert_eq!(s.sent(), vec![9], "the probe resends the highest outstanding segment");
+    assert_eq!(s.sender.stats.tail_loss_probes, 1);
+    // The probe's SACK reveals segment 8's loss: RACK marks it, fast recovery resends it.
+    s.at(402);
+    s.ack(8, &[(9, 10)]);
+    assert_eq!(s.sent(), vec![8]);
+    s.at(502);
+    s.ack(10, &[]);
+    assert!(s.sender.is_complete());
+    assert_eq!(s.sender.stats.timeouts, 0);
+}
+
+#[test]
+fn prr_sends_one_segment_for_every_two_delivered_down_to_ssthresh() {
+    // RFC 6937's example: 20 segments in flight, one lost, ssthresh 10 (Reno's half). Limited
+    // Transmit off so that recovery starts with exactly 20 outstanding.
+    let config =
+        TcpConfig { prr: true, limited_transmit: false, initial_window_segments: 20, ..config(RecoveryMode::Sack) };
+    let mut s = Script::with_config(config);
+    assert_eq!(s.sent().len(), 20);
+    s.at(100);
+    s.ack(0, &[(1, 2)]);
+    s.ack(0, &[(1, 3)]);
+    assert!(s.sent().is_empty());
+    s.ack(0, &[(1, 4)]);
+    assert_eq!(s.sent(), vec![0], "fast retransmission");
+    assert_eq!(s.sender.cc.ssthresh(), 10 * MSS);
+    let mut per_ack = Vec::new();
+    for top in 5..=14 {
+        s.ack(0, &[(1, top)]);
+        per_ack.push(s.sent().len());
+    }
+    assert_eq!(per_ack, vec![0, 1, 0, 1, 0, 1, 0, 1, 0, 1]);
+}
+
+#[test]
+fn timestamps_give_an_rtt_sample_at_once_after_an_rtt_step_and_undo_the_spurious_timeout() {
+    let mut s = Script::with_config(TcpConfig { timestamps: true, ..config(RecoveryMode::Sack) });
+    s.sent();
+    s.at(100);
+    s.ack_echo(1, &[], 0);
+    assert_eq!(s.sender.rtt.srtt, Some(100 * MS));
+    assert_eq!(s.sent(), vec![10, 11]);
+    // The path's RTT jumps to 650 ms: the timer (100 + 300 ms) expires spuriously.
+    s.at(400);
+    assert_eq!(s.sent(), vec![1]);
+    assert_eq!(s.sender.stats.timeouts, 1);
+    // The ACK for the original segment 1 (sent at 0) arrives. Karn's rule withholds the sample
+    // from the segment (it was retransmitted); the echoed timestamp gives it: 650 ms.
+    s.at(650);
+    s.ack_echo(2, &[], 0);
+    assert_eq!(s.sender.rtt.latest, Some(650 * MS));
+    // The echo predates the retransmission: the timeout was spurious and is undone.
+    assert_eq!(s.sender.stats.undone_reductions, 1);
+    assert_eq!(s.sender.cc.cwnd(), 12 * MSS, "the 11 segments before the timeout, grown by this ACK");
+    assert!(!s.sender.is_in_recovery());
+}
+
+#[test]
+fn frto_detects_a_spurious_timeout_and_undoes_it() {
+    let mut s = Script::with_config(TcpConfig { frto: true, ..config(RecoveryMode::Sack) });
+    s.sent();
+    s.at(100);
+    s.ack(1, &[]);
+    s.sent();
+    s.at(400);
+    assert_eq!(s.sent(), vec![1], "spurious timeout: segment 1 resent");
+    // The first ACK after the timeout covers segment 1 only: F-RTO answers with new data
+    // (segments 12 and 13 with cwnd 2), not with retransmissions of 2 and 3.
+    s.at(650);
+    s.ack(2, &[]);
+    assert_eq!(s.sent(), vec![12, 13]);
+    // The next ACK covers segment 2, which was sent only once: the timeout was spurious.
+    s.ack(3, &[]);
+    assert_eq!(s.sender.stats.undone_reductions, 1);
+    assert_eq!(s.sender.cc.cwnd(), 12 * MSS, "the 11 segments before the timeout, grown by this ACK");
+    assert!(!s.sender.is_in_recovery());
+    assert!(!s.sent().contains(&3), "nothing below snd_nxt is resent after the undo");
+    assert_eq!(s.sender.stats.retransmitted_segments, 1);
+}
+
+#[test]
+fn classic_reno_leaves_recovery_on_the_first_partial_ack() {
+    let mut s = Script::new(RecoveryMode::Reno);
+    s.sent();
+    s.at(100);
+    // Segments 1 and 5 are lost.
+    s.ack(1, &[]);
+    for _ in 0..3 {
+        s.ack(1, &[]);
+    }
+    assert!(s.sent().contains(&1));
+    assert!(s.sender.is_in_recovery());
+    // The retransmission fills the first hole; the ACK stops at the second.
+    s.at(200);
+    s.ack(5, &[]);
+    assert!(!s.sender.is_in_recovery(), "Reno ends recovery on a partial ACK");
+    assert_eq!(s.sender.effective_cwnd(), s.sender.cc.ssthresh(), "deflated to ssthresh");
+    assert!(!s.sent().contains(&5), "no retransmission of the second hole");
+    // Duplicates for the second hole start no new fast retransmit in the same window (ns-2's
+    // bug_fix_): the timer repairs it.
+    for _ in 0..5 {
+        s.ack(5, &[]);
+    }
+    assert_eq!(s.sender.stats.fast_recoveries, 1);
+    assert!(!s.sent().contains(&5));
+    s.at(600);
+    assert!(s.sent().contains(&5));
+    assert_eq!(s.sender.stats.timeouts, 1);
+}
+
+#[test]
+fn no_rtt_sample_from_an_ack_that_covers_a_retransmission_unless_timestamps_tell() {
+    for timestamps in [false, true] {
+        let mut s = Script::with_config(TcpConfig { timestamps, ..config(RecoveryMode::NewReno) });
+        s.sent();
+        s.at(100);
+        s.ack_echo(1, &[], 0);
+        for _ in 0..3 {
+            s.ack_echo(1, &[], 0);
+        }
+        assert!(s.sent().contains(&1), "fast retransmit at 100 ms");
+        // The full ACK at 300 ms covers the retransmission and segments 2..13, sent once at 0
+        // and 100 ms: timing them would give 200-300 ms for a 100 ms path.
+        s.at(300);
+        s.ack_echo(14, &[], 100);
+        let latest = s.sender.rtt.latest;
+        if timestamps {
+            assert_eq!(latest, Some(200 * MS), "the echo of the retransmission (sent at 100 ms)");
+        } else {
+            assert_eq!(latest, Some(100 * MS), "Karn: the last sample is still the one from 100 ms");
+        }
+    }
 }

@@ -10,8 +10,8 @@ use numpy::IntoPyArray;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::PyTypeInfo;
 use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::PyTypeInfo;
 
 use tcplab_core::results::{Column, Table};
 use tcplab_core::{cc, Scenario, ScenarioError as CoreScenarioError};

@@ -229,6 +229,11 @@ impl CongestionControl for PythonAlgorithm {
         self.call(now, "on_recovery_exit", |_| Ok((now,)));
     }
 
+    fn undo_reduction(&mut self, now: SimTime, prior_cwnd: u64, prior_ssthresh: u64) {
+        let ssthresh = (prior_ssthresh != u64::MAX).then_some(prior_ssthresh);
+        self.call(now, "undo_reduction", |_| Ok((prior_cwnd, ssthresh)));
+    }
+
     fn on_packet_sent(&mut self, now: SimTime, bytes: u64, bytes_in_flight_before: u64) {
         if self.calls_on_packet_sent {
             self.call(now, "on_packet_sent", |_| Ok((now, bytes, bytes_in_flight_before)));

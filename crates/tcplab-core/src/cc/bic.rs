@@ -98,7 +98,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     defaults: defaults_of::<BicConfig>,
     create: |params: &Value, info: ConnectionInfo| {
         let config: BicConfig = parse_params("bic", PARAMS, params)?;
-        Ok(Box::new(Bic { window: SegmentWindow::new(info.mss, info.initial_window_segments), config, w_max: 0 }))
+        Ok(Box::new(Bic { window: SegmentWindow::for_connection(&info), config, w_max: 0 }))
     },
 };
 

@@ -13,7 +13,9 @@
 //!   cubictcp_state(TCP_CA_Loss) does; RTT samples within 1 s of an epoch start are not used to
 //!   lower the minimum (Linux: they may be inflated by the recovery);
 //! - an idle period shifts the epoch so the curve resumes where it stopped (CA_EVENT_TX_START);
-//! - HyStart (ack train and delay increase) ends slow start early by setting ssthresh = cwnd;
+//! - HyStart (ack train and delay increase) ends slow start early by setting ssthresh = cwnd; the
+//!   ACK train must span min RTT plus Linux's GSO cushion, halved for flows that are not paced
+//!   (Linux 5.7+ `hystart_update`: pacing may have spread a slow-start round over RTT/2);
 //! - growth stops while the flow is not cwnd-limited (`tcp_is_cwnd_limited`) unless disabled.
 //!
 //! Linux's 1/32 s cache of the target computation (`last_time`) is not modelled: the target is
@@ -142,6 +144,17 @@ pub const ALGORITHM: Algorithm = Algorithm {
 
 /// Samples a HyStart delay round needs before it may decide (Linux HYSTART_MIN_SAMPLES).
 const HYSTART_MIN_SAMPLES: u32 = 8;
+
+/// Linux's `hystart_ack_delay`: the time of two 64 KB GSO bursts (one sent, one queued) at the
+/// pacing rate, doubled again because the rate is doubled in slow start; at most 1 ms.
+fn hystart_ack_cushion(pacing_rate_bps: u64) -> SimDuration {
+    const GSO_MAX_BITS: u128 = 65_536 * 8;
+    if pacing_rate_bps == 0 {
+        return 0;
+    }
+    let nanos = GSO_MAX_BITS * 4 * NANOS_PER_SEC as u128 / pacing_rate_bps as u128;
+    (nanos.min(NANOS_PER_MILLI as u128)) as SimDuration
+}
 /// Bounds of the HyStart delay threshold (Linux HYSTART_DELAY_MIN / _MAX).
 const HYSTART_DELAY_MIN: SimDuration = 4 * NANOS_PER_MILLI;
 const HYSTART_DELAY_MAX: SimDuration = 16 * NANOS_PER_MILLI;
@@ -181,7 +194,7 @@ impl Cubic {
     pub fn new(config: CubicConfig, info: ConnectionInfo) -> Self {
         Self {
             config,
-            window: SegmentWindow::new(info.mss, info.initial_window_segments),
+            window: SegmentWindow::for_connection(&info),
             w_max: 0,
             epoch_start: None,
             origin_point: 0,
@@ -272,8 +285,13 @@ impl Cubic {
         let min_rtt = self.min_rtt.unwrap_or(rtt);
         if self.config.hystart_ack_train && ack.now - self.hystart.last_ack <= self.config.hystart_ack_delta.nanos() {
             self.hystart.last_ack = ack.now;
-            // Unpaced: the train must span half the minimum RTT (Linux halves the threshold).
-            if ack.now - self.hystart.round_start > min_rtt / 2 {
+            // Linux 5.7+: the train must span the minimum RTT plus a GSO cushion; unpaced flows
+            // only half of that, since pacing may have spread a slow-start round over RTT/2.
+            let mut threshold = min_rtt + hystart_ack_cushion(ack.pacing_rate);
+            if !ack.paced {
+                threshold /= 2;
+            }
+            if ack.now - self.hystart.round_start > threshold {
                 self.exit_slow_start();
             }
         }
@@ -394,7 +412,10 @@ mod tests {
     use super::*;
 
     fn cubic() -> Cubic {
-        Cubic::new(CubicConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 })
+        Cubic::new(
+            CubicConfig::default(),
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+        )
     }
 
     fn loss(cubic: &mut Cubic, now: SimTime) {
@@ -435,7 +456,7 @@ mod tests {
 
         let mut slow = Cubic::new(
             CubicConfig { fast_convergence: false, ..CubicConfig::default() },
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 },
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
         );
         slow.window.cwnd = 100;
         loss(&mut slow, 0);
@@ -496,5 +517,42 @@ mod tests {
             snd_nxt: 0,
         });
         assert_eq!((c.window.cwnd, c.window.ssthresh, c.w_max), (1, 70, 0));
+    }
+
+    #[test]
+    fn hystart_ack_train_threshold_is_half_for_unpaced_flows() {
+        // 100 ms min RTT, 12 Mbit/s pacing rate: cushion = 64 KB x 8 x 4 / 12 Mbit/s = 175 ms,
+        // capped at 1 ms. The train exits past (100 + 1) / 2 = 50.5 ms unpaced, 101 ms paced.
+        assert_eq!(hystart_ack_cushion(12_000_000), NANOS_PER_MILLI);
+        assert_eq!(hystart_ack_cushion(10_000_000_000), 209_715);
+        assert_eq!(hystart_ack_cushion(0), 0);
+        let exits_at = |paced: bool| {
+            let mut c = cubic();
+            c.window.cwnd = 20;
+            c.min_rtt = Some(100 * NANOS_PER_MILLI);
+            let mut now = 0;
+            let (mut acked, mut snd_una) = (0, 0);
+            // An ACK every millisecond, all within one round.
+            while !c.hystart.found && now < 200 * NANOS_PER_MILLI {
+                acked += 1;
+                snd_una += 1000;
+                let ack = AckEvent {
+                    now,
+                    snd_una,
+                    snd_nxt: 1_000_000,
+                    paced,
+                    pacing_rate: 12_000_000,
+                    ..AckEvent::default()
+                };
+                if acked == 1 {
+                    c.hystart_reset(now, ack.snd_nxt);
+                }
+                c.hystart_update(&ack, 100 * NANOS_PER_MILLI);
+                now += NANOS_PER_MILLI;
+            }
+            now - NANOS_PER_MILLI
+        };
+        assert_eq!(exits_at(false), 51 * NANOS_PER_MILLI);
+        assert_eq!(exits_at(true), 102 * NANOS_PER_MILLI);
     }
 }

@@ -36,8 +36,12 @@ impl FakeSender {
         initial_window_segments: u32,
         rtt: SimDuration,
     ) -> Self {
-        let cc = super::create(name, params, ConnectionInfo { mss, initial_window_segments, seed: 1 })
-            .unwrap_or_else(|e| panic!("cannot create {name}: {e}"));
+        let cc = super::create(
+            name,
+            params,
+            ConnectionInfo { mss, initial_window_segments, initial_ssthresh_segments: None, seed: 1 },
+        )
+        .unwrap_or_else(|e| panic!("cannot create {name}: {e}"));
         Self {
             cc,
             mss,
@@ -116,6 +120,9 @@ impl FakeSender {
             ece: false,
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
+            // Not paced unless the algorithm paces; no internal rate is modelled here.
+            paced: self.cc.pacing_rate().is_some(),
+            pacing_rate: self.cc.pacing_rate().unwrap_or(0),
         };
         self.min_rtt = event.min_rtt;
         self.cc.on_ack(&event);

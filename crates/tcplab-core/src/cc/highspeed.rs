@@ -73,11 +73,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
         if config.high_window <= config.low_window {
             return Err(format!("high_window = {} must exceed low_window = {}", config.high_window, config.low_window));
         }
-        Ok(Box::new(HighSpeed {
-            window: SegmentWindow::new(info.mss, info.initial_window_segments),
-            config,
-            credit: 0.0,
-        }))
+        Ok(Box::new(HighSpeed { window: SegmentWindow::for_connection(&info), config, credit: 0.0 }))
     },
 };
 
@@ -168,7 +164,9 @@ mod tests {
         let mut h = highspeed();
         h.window.cwnd = 30;
         h.window.ssthresh = 20;
-        let ack = |h: &mut HighSpeed| h.on_ack(&AckEvent { acked_segments: 1, cwnd_limited: true, snd_una_advanced: true, ..AckEvent::default() });
+        let ack = |h: &mut HighSpeed| {
+            h.on_ack(&AckEvent { acked_segments: 1, cwnd_limited: true, snd_una_advanced: true, ..AckEvent::default() })
+        };
         for _ in 0..29 {
             ack(&mut h);
         }

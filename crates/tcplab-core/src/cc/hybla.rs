@@ -79,13 +79,7 @@ pub struct Hybla {
 
 impl Hybla {
     pub fn new(config: HyblaConfig, info: ConnectionInfo) -> Self {
-        Self {
-            config,
-            window: SegmentWindow::new(info.mss, info.initial_window_segments),
-            rho: 1.0,
-            min_srtt: None,
-            fraction: 0.0,
-        }
+        Self { config, window: SegmentWindow::for_connection(&info), rho: 1.0, min_srtt: None, fraction: 0.0 }
     }
 
     /// The per-ACK increase in segments at the current rho and cwnd.
@@ -140,16 +134,20 @@ mod tests {
         s.advance(50 * NANOS_PER_MILLI);
         s.ack(1);
         assert_eq!(s.cwnd_segments(), 13.0);
-        let mut h =
-            Hybla::new(HyblaConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
+        let mut h = Hybla::new(
+            HyblaConfig::default(),
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+        );
         h.rho = 1.1;
         assert!((h.increment() - 1.143_547).abs() < 1e-6);
     }
 
     #[test]
     fn congestion_avoidance_step_is_rho_squared_over_cwnd() {
-        let mut h =
-            Hybla::new(HyblaConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
+        let mut h = Hybla::new(
+            HyblaConfig::default(),
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+        );
         h.rho = 4.0;
         h.window.cwnd = 80;
         h.window.ssthresh = 40;

@@ -79,6 +79,12 @@ pub struct AckEvent {
     /// Highest cumulatively acknowledged byte and next new byte to send, for round tracking.
     pub snd_una: u64,
     pub snd_nxt: u64,
+    /// The sender paces this flow (the algorithm's rate or the `pacing` option): Linux's
+    /// `sk_pacing_status != SK_PACING_NONE`.
+    pub paced: bool,
+    /// The rate Linux keeps in `sk_pacing_rate` whether or not it paces: the algorithm's rate, else
+    /// 200% (slow start) or 120% of cwnd / SRTT; bits per second, 0 before the first RTT sample.
+    pub pacing_rate: u64,
 }
 
 impl AckEvent {
@@ -119,6 +125,16 @@ pub trait CongestionControl: Send {
     /// Everything outstanding at a retransmission timeout has been acknowledged (the end of
     /// Linux's TCP_CA_Loss state). Most algorithms need nothing here.
     fn on_timeout_recovery_exit(&mut self, _now: SimTime) {}
+    /// The last reduction was spurious (F-RTO or a timestamp showed the original segment
+    /// arrived): restore the window, as Linux's `undo_cwnd`. `prior_cwnd` and `prior_ssthresh`
+    /// are bytes, from before the reduction. The default keeps the window as it is, which is what
+    /// Linux BBR does (`bbr_undo_cwnd`).
+    fn undo_reduction(&mut self, _now: SimTime, _prior_cwnd: u64, _prior_ssthresh: u64) {}
+    /// The algorithm sets the window during loss recovery itself (Linux's `cong_control`
+    /// algorithms, BBR): the sender then runs no PRR.
+    fn owns_recovery_window(&self) -> bool {
+        false
+    }
     fn cwnd(&self) -> u64;
     fn ssthresh(&self) -> u64;
     /// Bits per second the sender should pace at, if the algorithm paces.
@@ -150,6 +166,9 @@ pub trait CongestionControl: Send {
 pub struct ConnectionInfo {
     pub mss: u64,
     pub initial_window_segments: u32,
+    /// The `initial_ssthresh` option: the slow-start threshold a connection starts with (None:
+    /// unbounded, as Linux since 2.6.x; older Linux BIC and CUBIC started at 100 segments).
+    pub initial_ssthresh_segments: Option<u32>,
     /// Seed for algorithms that draw random numbers (derived from the flow's random stream).
     pub seed: u64,
 }
@@ -373,14 +392,17 @@ mod tests {
             }
             assert_eq!(fields.len(), algorithm.params.len(), "{}: a field has no spec", algorithm.name);
             // The defaults themselves pass validation.
-            assert!((algorithm.create)(&defaults, ConnectionInfo { mss: 1448, initial_window_segments: 10, seed: 1 })
-                .is_ok());
+            assert!((algorithm.create)(
+                &defaults,
+                ConnectionInfo { mss: 1448, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 }
+            )
+            .is_ok());
         }
     }
 
     #[test]
     fn bad_parameters_are_named() {
-        let info = ConnectionInfo { mss: 1448, initial_window_segments: 10, seed: 1 };
+        let info = ConnectionInfo { mss: 1448, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 };
         let err = create("cubic", &serde_json::json!({"beta": 1.5}), info).err().unwrap();
         assert!(err.contains("beta = 1.5") && err.contains("out of range"), "{err}");
         let err = create("cubic", &serde_json::json!({"betta": 0.5}), info).err().unwrap();

@@ -67,7 +67,7 @@ pub struct NewReno {
 
 impl NewReno {
     pub fn new(config: NewRenoConfig, info: ConnectionInfo) -> Self {
-        Self { config, window: ByteWindow::new(info.mss, info.initial_window_segments) }
+        Self { config, window: ByteWindow::for_connection(&info) }
     }
 }
 

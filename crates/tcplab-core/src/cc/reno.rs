@@ -59,7 +59,7 @@ pub struct Reno {
 
 impl Reno {
     pub fn new(config: RenoConfig, info: ConnectionInfo) -> Self {
-        Self { config, window: SegmentWindow::new(info.mss, info.initial_window_segments) }
+        Self { config, window: SegmentWindow::for_connection(&info) }
     }
 }
 

@@ -420,7 +420,10 @@ mod tests {
     use crate::time::NANOS_PER_MILLI as MS;
 
     fn roccet() -> Roccet {
-        Roccet::new(RoccetConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 })
+        Roccet::new(
+            RoccetConfig::default(),
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+        )
     }
 
     #[test]

@@ -54,7 +54,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     defaults: defaults_of::<ScalableConfig>,
     create: |params: &Value, info: ConnectionInfo| {
         let config: ScalableConfig = parse_params("scalable", PARAMS, params)?;
-        Ok(Box::new(Scalable { window: SegmentWindow::new(info.mss, info.initial_window_segments), config }))
+        Ok(Box::new(Scalable { window: SegmentWindow::for_connection(&info), config }))
     },
 };
 

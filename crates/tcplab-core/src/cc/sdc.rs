@@ -105,7 +105,7 @@ impl Sdc {
     pub fn new(config: SdcConfig, info: ConnectionInfo) -> Self {
         Self {
             config,
-            window: ByteWindow::new(info.mss, info.initial_window_segments),
+            window: ByteWindow::for_connection(&info),
             delay: 0,
             base_rtt: None,
             round_end: 0,
@@ -190,7 +190,10 @@ mod tests {
     use crate::time::NANOS_PER_MILLI as MS;
 
     fn sdc(cwnd_packets: u64) -> Sdc {
-        let mut s = Sdc::new(SdcConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 2, seed: 1 });
+        let mut s = Sdc::new(
+            SdcConfig::default(),
+            ConnectionInfo { mss: 1000, initial_window_segments: 2, initial_ssthresh_segments: None, seed: 1 },
+        );
         s.window.cwnd = cwnd_packets * 1000;
         s.window.ssthresh = 2000;
         s.base_rtt = Some(100 * MS);

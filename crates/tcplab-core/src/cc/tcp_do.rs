@@ -157,7 +157,7 @@ impl TcpDo {
         Self {
             threshold: config.initial_threshold,
             config,
-            window: ByteWindow::new(info.mss, info.initial_window_segments),
+            window: ByteWindow::for_connection(&info),
             last_rtt: None,
             oscillations: 0,
             window_start: None,
@@ -283,7 +283,10 @@ mod tests {
     use crate::time::NANOS_PER_MICRO as US;
 
     fn tcp_do() -> TcpDo {
-        TcpDo::new(TcpDoConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 })
+        TcpDo::new(
+            TcpDoConfig::default(),
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+        )
     }
 
     #[test]

@@ -95,7 +95,7 @@ impl Vegas {
     pub fn new(config: VegasConfig, info: ConnectionInfo) -> Self {
         Self {
             config,
-            window: SegmentWindow::new(info.mss, info.initial_window_segments),
+            window: SegmentWindow::for_connection(&info),
             base_rtt: None,
             round_min_rtt: None,
             round_samples: 0,
@@ -196,8 +196,10 @@ mod tests {
     }
 
     fn vegas_in_ca(cwnd: u32, ssthresh: u32) -> (Vegas, u64) {
-        let mut v =
-            Vegas::new(VegasConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
+        let mut v = Vegas::new(
+            VegasConfig::default(),
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+        );
         v.window.cwnd = cwnd;
         v.window.ssthresh = ssthresh;
         v.base_rtt = Some(100 * MS);

@@ -75,7 +75,7 @@ impl Veno {
     pub fn new(config: VenoConfig, info: ConnectionInfo) -> Self {
         Self {
             config,
-            window: SegmentWindow::new(info.mss, info.initial_window_segments),
+            window: SegmentWindow::for_connection(&info),
             base_rtt: None,
             min_rtt_since_last_ack: None,
             samples: 0,
@@ -146,8 +146,10 @@ mod tests {
     use crate::time::NANOS_PER_MILLI as MS;
 
     fn loss_at(cwnd: u32, rtt_ms: u64) -> u32 {
-        let mut v =
-            Veno::new(VenoConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 });
+        let mut v = Veno::new(
+            VenoConfig::default(),
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+        );
         v.window.cwnd = cwnd;
         v.backlog_halves = backlog_halves(cwnd, 100 * MS, rtt_ms * MS);
         v.on_congestion_event(&CongestionEvent {

@@ -77,7 +77,7 @@ impl Westwood {
     pub fn new(config: WestwoodConfig, info: ConnectionInfo) -> Self {
         Self {
             config,
-            window: SegmentWindow::new(info.mss, info.initial_window_segments),
+            window: SegmentWindow::for_connection(&info),
             bw_ns_est: 0.0,
             bw_est: 0.0,
             sampled_bytes: 0,
@@ -166,7 +166,7 @@ mod tests {
     fn pipe_is_bandwidth_times_min_rtt() {
         let mut w = Westwood::new(
             WestwoodConfig::default(),
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 },
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
         );
         w.bw_est = 1.25e6; // 10 Mbit/s
         w.rtt_min = Some(100 * NANOS_PER_MILLI);
@@ -177,7 +177,7 @@ mod tests {
     fn two_stage_filter() {
         let mut w = Westwood::new(
             WestwoodConfig::default(),
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 1 },
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
         );
         w.filter(800.0);
         assert_eq!((w.bw_ns_est, w.bw_est), (800.0, 800.0));

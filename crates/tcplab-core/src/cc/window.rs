@@ -19,6 +19,10 @@ macro_rules! window_outputs {
         fn state_name(&self) -> &'static str {
             self.window.state_name()
         }
+
+        fn undo_reduction(&mut self, _now: crate::time::SimTime, prior_cwnd: u64, prior_ssthresh: u64) {
+            self.window.undo(prior_cwnd, prior_ssthresh);
+        }
     };
 }
 
@@ -55,6 +59,23 @@ pub struct SegmentWindow {
 impl SegmentWindow {
     pub fn new(mss: u64, initial_window_segments: u32) -> Self {
         Self { mss, cwnd: initial_window_segments.max(1), ssthresh: INFINITE_SSTHRESH, credit: 0 }
+    }
+
+    /// The window a connection starts with: its initial window and initial ssthresh.
+    pub fn for_connection(info: &crate::cc::ConnectionInfo) -> Self {
+        let mut window = Self::new(info.mss, info.initial_window_segments);
+        if let Some(ssthresh) = info.initial_ssthresh_segments {
+            window.ssthresh = ssthresh.clamp(2, INFINITE_SSTHRESH);
+        }
+        window
+    }
+
+    /// Linux's `tcp_reno_undo_cwnd` and the ssthresh half of `tcp_undo_cwnd_reduction`: cwnd and
+    /// ssthresh go back up to what they were before a spurious reduction (bytes in, segments kept).
+    pub fn undo(&mut self, prior_cwnd: u64, prior_ssthresh: u64) {
+        let to_segments = |bytes: u64| (bytes / self.mss).min(INFINITE_SSTHRESH as u64) as u32;
+        self.cwnd = self.cwnd.max(to_segments(prior_cwnd));
+        self.ssthresh = self.ssthresh.max(to_segments(prior_ssthresh));
     }
 
     pub fn in_slow_start(&self) -> bool {
@@ -156,6 +177,21 @@ pub struct ByteWindow {
 impl ByteWindow {
     pub fn new(mss: u64, initial_window_segments: u32) -> Self {
         Self { mss, cwnd: initial_window_segments.max(1) as u64 * mss, ssthresh: u64::MAX }
+    }
+
+    /// The window a connection starts with: its initial window and initial ssthresh.
+    pub fn for_connection(info: &crate::cc::ConnectionInfo) -> Self {
+        let mut window = Self::new(info.mss, info.initial_window_segments);
+        if let Some(ssthresh) = info.initial_ssthresh_segments {
+            window.ssthresh = ssthresh.max(2) as u64 * info.mss;
+        }
+        window
+    }
+
+    /// Restores cwnd and ssthresh after a spurious reduction (Linux `tcp_reno_undo_cwnd`).
+    pub fn undo(&mut self, prior_cwnd: u64, prior_ssthresh: u64) {
+        self.cwnd = self.cwnd.max(prior_cwnd);
+        self.ssthresh = self.ssthresh.max(prior_ssthresh);
     }
 
     pub fn in_slow_start(&self) -> bool {

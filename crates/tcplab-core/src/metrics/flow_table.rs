@@ -33,7 +33,12 @@ pub struct FlowRow {
     pub rtt_p99_ms: f64,
     pub completion_time_s: f64,
     pub duplicate_bytes: u64,
+    /// Data packets (TCP segments, UDP datagrams) the network discarded, over those sent.
+    pub packets_lost: u64,
+    pub loss_ratio: f64,
     pub one_way_delay_mean_ms: f64,
+    pub one_way_delay_p50_ms: f64,
+    pub one_way_delay_p95_ms: f64,
 }
 
 /// The flows table, rows ordered by flow id.
@@ -70,6 +75,10 @@ pub fn flow_table(mut rows: Vec<FlowRow>) -> Table {
     t.push("rtt_p99_ms", f64s(|r| r.rtt_p99_ms));
     t.push("completion_time_s", f64s(|r| r.completion_time_s));
     t.push("duplicate_bytes", u64s(|r| r.duplicate_bytes));
+    t.push("packets_lost", u64s(|r| r.packets_lost));
+    t.push("loss_ratio", f64s(|r| r.loss_ratio));
     t.push("one_way_delay_mean_ms", f64s(|r| r.one_way_delay_mean_ms));
+    t.push("one_way_delay_p50_ms", f64s(|r| r.one_way_delay_p50_ms));
+    t.push("one_way_delay_p95_ms", f64s(|r| r.one_way_delay_p95_ms));
     t
 }

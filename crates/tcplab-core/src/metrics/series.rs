@@ -25,6 +25,9 @@ pub struct QueueSample {
     pub channel: u32,
     pub packets: u64,
     pub bytes: u64,
+    /// Bytes the link direction transmitted since the previous sample (headers included), in bits
+    /// per second.
+    pub throughput_bps: f64,
 }
 
 /// Columns of both time series, filled as samples are taken.
@@ -42,6 +45,7 @@ pub struct TimeSeries {
     queue_channel: Vec<u32>,
     queue_packets: Vec<u64>,
     queue_bytes: Vec<u64>,
+    link_throughput: Vec<f64>,
 }
 
 impl TimeSeries {
@@ -61,6 +65,7 @@ impl TimeSeries {
         self.queue_channel.push(sample.channel);
         self.queue_packets.push(sample.packets);
         self.queue_bytes.push(sample.bytes);
+        self.link_throughput.push(sample.throughput_bps);
     }
 
     /// The per-flow series: time_s, flow_id, cwnd_bytes, ssthresh_bytes, srtt_ms, in_flight_bytes,
@@ -78,7 +83,8 @@ impl TimeSeries {
         table
     }
 
-    /// The per-link-direction series: time_s, link, direction, queue_packets, queue_bytes.
+    /// The per-link-direction series: time_s, link, direction, queue_packets, queue_bytes,
+    /// throughput_bps.
     /// `channel_labels` gives each channel's (link name, direction).
     pub fn queue_table(&self, channel_labels: &[(String, &'static str)]) -> Table {
         let mut table = Table::default();
@@ -94,6 +100,7 @@ impl TimeSeries {
         table.push("direction", labels_of(&directions));
         table.push("queue_packets", Column::U64(self.queue_packets.clone()));
         table.push("queue_bytes", Column::U64(self.queue_bytes.clone()));
+        table.push("throughput_bps", Column::F64(self.link_throughput.clone()));
         table
     }
 }

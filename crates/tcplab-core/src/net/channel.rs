@@ -196,12 +196,12 @@ impl Channel {
         let outcome = self.queue.enqueue(packet, pool, now, &mut self.dropped);
         for evicted in self.dropped.drain(..) {
             self.stats.queue_drops += 1;
-            pool.release(evicted);
+            pool.discard(evicted);
         }
         match outcome {
             EnqueueOutcome::Dropped => {
                 self.stats.queue_drops += 1;
-                pool.release(packet);
+                pool.discard(packet);
                 return;
             }
             EnqueueOutcome::QueuedMarked => self.stats.ecn_marks += 1,
@@ -229,7 +229,7 @@ impl Channel {
         self.stats.ecn_marks += self.queue.dequeue_marks() - marks_before;
         for dropped in self.dropped.drain(..) {
             self.stats.aqm_drops += 1;
-            pool.release(dropped);
+            pool.discard(dropped);
         }
         if let Some(packet) = next {
             let waited = now - pool.get(packet).enqueued_at;
@@ -262,7 +262,7 @@ impl Channel {
         let in_outage = self.outages.iter().any(|o| now >= o.start && now < o.end);
         if in_outage || self.loss.loses(&mut self.rng) {
             self.stats.wire_losses += 1;
-            pool.release(packet);
+            pool.discard(packet);
             return;
         }
         let mut arrival = self.busy_until + self.delay;

@@ -66,11 +66,15 @@ impl Packet {
     }
 }
 
-/// Arena of packets with a free list.
+/// Arena of packets with a free list. Packets the network discards (a full queue, an AQM, a lossy
+/// or broken wire) are counted per flow here, where every packet's life ends.
 #[derive(Default)]
 pub struct PacketPool {
     slots: Vec<Packet>,
     free: Vec<PacketId>,
+    /// TCP data segments and UDP datagrams discarded, by flow index (grown on demand).
+    tcp_data_discarded: Vec<u64>,
+    udp_discarded: Vec<u64>,
 }
 
 impl PacketPool {
@@ -121,6 +125,31 @@ impl PacketPool {
     pub fn release(&mut self, id: PacketId) -> Packet {
         self.free.push(id);
         self.slots[id as usize]
+    }
+
+    /// The network discards a packet: counted against its flow, then released.
+    pub fn discard(&mut self, id: PacketId) {
+        let packet = self.release(id);
+        let counts = match packet.kind {
+            PacketKind::TcpData => &mut self.tcp_data_discarded,
+            PacketKind::Udp => &mut self.udp_discarded,
+            PacketKind::TcpAck => return,
+        };
+        let flow = packet.flow as usize;
+        if counts.len() <= flow {
+            counts.resize(flow + 1, 0);
+        }
+        counts[flow] += 1;
+    }
+
+    /// Data segments of TCP flow `flow` the network discarded.
+    pub fn tcp_data_discarded(&self, flow: u32) -> u64 {
+        self.tcp_data_discarded.get(flow as usize).copied().unwrap_or(0)
+    }
+
+    /// Datagrams of UDP flow `flow` the network discarded.
+    pub fn udp_discarded(&self, flow: u32) -> u64 {
+        self.udp_discarded.get(flow as usize).copied().unwrap_or(0)
     }
 
     /// Packets currently alive (in queues or in flight on links).

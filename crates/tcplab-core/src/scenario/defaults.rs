@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
-use super::model::{DirectionSpec, LinkSpec, QueueKind, QueueSpec, Scenario, TcpSpec, TopologyKind};
+use super::model::{DirectionSpec, LinkSpec, QueueKind, QueueSpec, Scenario, TcpProfile, TcpSpec, TopologyKind};
 use crate::cc;
-use crate::tcp::{AckDelayMode, RecoveryMode};
+use crate::tcp::{AckDelayMode, RecoveryMode, RtoFormula};
 use crate::time::{NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::{Buffer, Bytes, Duration, Rate};
 
@@ -41,29 +41,29 @@ impl QueueSpec {
 }
 
 impl TcpSpec {
-    /// The defaults: Linux-like (IW 10, min RTO 200 ms, SACK, delayed ACK 40 ms), 1448-byte MSS
-    /// with 52 bytes of IP/TCP/timestamp headers so full packets are 1500 bytes.
+    /// The defaults of the Linux profile (see [`TcpSpec::profile_defaults`]).
     pub fn defaults() -> TcpSpec {
-        TcpSpec {
-            mss: Some(Bytes(1448)),
-            header: Some(Bytes(52)),
-            initial_window: Some(10),
-            recovery: Some(RecoveryMode::Sack),
-            limited_transmit: Some(true),
+        TcpSpec::profile_defaults(TcpProfile::Linux)
+    }
+
+    /// Every key's default under a profile; docs/tcp.md lists each value with its source.
+    pub fn profile_defaults(profile: TcpProfile) -> TcpSpec {
+        let specific = match profile {
+            TcpProfile::Linux => linux_profile(),
+            TcpProfile::Ns3 => ns3_profile(),
+            TcpProfile::Ns2 => ns2_profile(),
+        };
+        let common = TcpSpec {
+            profile: Some(profile),
+            initial_ssthresh: None,
             duplicate_threshold: Some(3),
-            min_rto: Some(Duration(200 * NANOS_PER_MILLI)),
-            initial_rto: Some(Duration(NANOS_PER_SEC)),
-            max_rto: Some(Duration(60 * NANOS_PER_SEC)),
-            clock_granularity: Some(Duration(NANOS_PER_MILLI)),
-            delayed_ack: Some(true),
-            delayed_ack_count: Some(2),
-            delayed_ack_timeout: Some(Duration(40 * NANOS_PER_MILLI)),
             ecn: Some(false),
-            receive_window: Some(Bytes(64_000_000)),
             pacing: Some(false),
             ack_delay: Some(AckDelayMode::None),
-            ack_delay_max: Some(Duration(2 * NANOS_PER_SEC)),
-        }
+            ack_delay_max: seconds(2),
+            ..TcpSpec::default()
+        };
+        specific.over(&common)
     }
 
     /// `self` with every unset key taken from `base`.
@@ -72,10 +72,19 @@ impl TcpSpec {
             ($($field:ident),*) => { TcpSpec { $($field: self.$field.or(base.$field)),* } };
         }
         pick!(
+            profile,
             mss,
             header,
             initial_window,
+            initial_ssthresh,
             recovery,
+            rack,
+            tail_loss_probe,
+            prr,
+            timestamps,
+            frto,
+            rto_formula,
+            quick_acks,
             limited_transmit,
             duplicate_threshold,
             min_rto,
@@ -92,13 +101,125 @@ impl TcpSpec {
             ack_delay_max
         )
     }
+
+    /// The spec with its profile's defaults under every unset key. RACK and tail loss probes
+    /// need SACK: when the spec chooses another recovery they are off unless it sets them.
+    pub fn with_profile_defaults(&self) -> TcpSpec {
+        self.without_sack_only_defaults().over(&TcpSpec::profile_defaults(self.profile.unwrap_or_default()))
+    }
+
+    /// A flow's `tcp` table over the scenario's (resolved) one: the keys the flow sets win.
+    pub fn for_flow(flow: &TcpSpec, scenario: &TcpSpec) -> TcpSpec {
+        flow.without_sack_only_defaults().over(scenario)
+    }
+
+    fn without_sack_only_defaults(&self) -> TcpSpec {
+        let mut spec = self.clone();
+        if spec.recovery.is_some_and(|r| r != RecoveryMode::Sack) {
+            spec.rack.get_or_insert(false);
+            spec.tail_loss_probe.get_or_insert(false);
+        }
+        spec
+    }
+}
+
+fn millis(n: u64) -> Option<Duration> {
+    Some(Duration(n * NANOS_PER_MILLI))
+}
+
+fn seconds(n: u64) -> Option<Duration> {
+    Some(Duration(n * NANOS_PER_SEC))
+}
+
+/// Linux 6.x (net/ipv4: tcp_input.c, tcp_output.c, tcp_recovery.c, tcp_timer.c; include/net/tcp.h):
+/// 1448 + 52 = 1500-byte packets with timestamps.
+fn linux_profile() -> TcpSpec {
+    TcpSpec {
+        mss: Some(Bytes(1448)),
+        header: Some(Bytes(52)),
+        initial_window: Some(10),
+        recovery: Some(RecoveryMode::Sack),
+        rack: Some(true),
+        tail_loss_probe: Some(true),
+        prr: Some(true),
+        timestamps: Some(true),
+        frto: Some(true),
+        rto_formula: Some(RtoFormula::Linux),
+        quick_acks: Some(16),
+        limited_transmit: Some(true),
+        min_rto: millis(200),
+        initial_rto: seconds(1),
+        max_rto: seconds(120),
+        clock_granularity: millis(1),
+        delayed_ack: Some(true),
+        delayed_ack_count: Some(2),
+        delayed_ack_timeout: millis(40),
+        receive_window: Some(Bytes(64_000_000)),
+        ..TcpSpec::default()
+    }
+}
+
+/// ns-3 3.4x TcpSocketBase, TcpSocket and TcpRxBuffer attribute defaults.
+fn ns3_profile() -> TcpSpec {
+    TcpSpec {
+        mss: Some(Bytes(536)),
+        header: Some(Bytes(52)),
+        initial_window: Some(10),
+        recovery: Some(RecoveryMode::Sack),
+        rack: Some(false),
+        tail_loss_probe: Some(false),
+        prr: Some(true),
+        timestamps: Some(true),
+        frto: Some(false),
+        rto_formula: Some(RtoFormula::Rfc6298),
+        quick_acks: Some(0),
+        limited_transmit: Some(true),
+        min_rto: seconds(1),
+        initial_rto: seconds(1),
+        max_rto: seconds(60),
+        clock_granularity: millis(1),
+        delayed_ack: Some(true),
+        delayed_ack_count: Some(2),
+        delayed_ack_timeout: millis(200),
+        receive_window: Some(Bytes(131_072)),
+        ..TcpSpec::default()
+    }
+}
+
+/// ns-2's one-way agents (tcl/lib/ns-default.tcl) as the papers of that era used them:
+/// packetSize_ 1000, window_ 20 packets, windowInit_ 2, minrto_ 1 s, rtxcur_init_ 3 s,
+/// tcpTick_ 10 ms, no SACK, no timestamps, TCPSink without delayed ACKs, 40-byte IP + TCP headers.
+fn ns2_profile() -> TcpSpec {
+    TcpSpec {
+        mss: Some(Bytes(1000)),
+        header: Some(Bytes(40)),
+        initial_window: Some(2),
+        recovery: Some(RecoveryMode::NewReno),
+        rack: Some(false),
+        tail_loss_probe: Some(false),
+        prr: Some(false),
+        timestamps: Some(false),
+        frto: Some(false),
+        rto_formula: Some(RtoFormula::Rfc6298),
+        quick_acks: Some(0),
+        limited_transmit: Some(false),
+        min_rto: seconds(1),
+        initial_rto: seconds(3),
+        max_rto: seconds(100_000),
+        clock_granularity: millis(10),
+        delayed_ack: Some(false),
+        delayed_ack_count: Some(2),
+        delayed_ack_timeout: millis(100),
+        receive_window: Some(Bytes(20_000)),
+        ..TcpSpec::default()
+    }
 }
 
 impl Scenario {
     /// A copy with every default written out: TCP options, algorithm parameters, access links.
     pub fn resolved(&self) -> Scenario {
         let mut scenario = self.clone();
-        scenario.tcp = self.tcp.over(&TcpSpec::defaults());
+        scenario.tcp = self.tcp.with_profile_defaults();
         for flow in &mut scenario.flows {
             if let Some(name) = &flow.cc {
                 if let Some(algorithm) = cc::find(name) {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 
-use crate::tcp::RecoveryMode;
+use crate::tcp::{RecoveryMode, RtoFormula};
 use crate::time::NANOS_PER_MILLI;
 use crate::units::{Buffer, Bytes, Duration, Rate};
 
@@ -297,6 +297,10 @@ pub struct DelayStep {
 #[derive(Clone, Debug, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
+    /// Which stack's defaults fill the unset keys: "linux" (the default), "ns3" or "ns2"
+    /// (docs/tcp.md lists every value and its source). Only in the scenario's `[tcp]` table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<TcpProfile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mss: Option<Bytes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -304,8 +308,26 @@ pub struct TcpSpec {
     /// Initial window in segments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_window: Option<u32>,
+    /// Slow-start threshold at the start, in segments; unset: unbounded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<RecoveryMode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rack: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail_loss_probe: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prr: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamps: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frto: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_formula: Option<RtoFormula>,
+    /// Segments the receiver ACKs at once before delayed ACKs start (Linux quick-ACK mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quick_acks: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -337,6 +359,20 @@ pub struct TcpSpec {
     /// Largest receiver-side ACK delay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ack_delay_max: Option<Duration>,
+}
+
+/// A TCP stack whose defaults a scenario adopts (`tcp.profile`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TcpProfile {
+    /// Linux 6.x: SACK with RACK-TLP and PRR, timestamps, F-RTO, 200 ms min RTO added to SRTT,
+    /// IW 10, quick ACKs then delayed ACKs.
+    #[default]
+    Linux,
+    /// ns-3 3.4x TcpSocketBase defaults (the TCP-do and TCP-RTA papers).
+    Ns3,
+    /// ns-2's one-way TCP agents (the Active Delay Control and Compound TCP papers).
+    Ns2,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]

@@ -4,13 +4,14 @@
 
 use super::error::ScenarioError;
 use super::model::TcpSpec;
+use crate::tcp::RecoveryMode;
 use crate::tcp::TcpConfig;
 use crate::units::Duration;
 
 impl TcpSpec {
     /// Checks a fully resolved spec and converts it to the sender's config.
     pub fn to_config(&self, key: &str) -> Result<TcpConfig, ScenarioError> {
-        let full = self.over(&TcpSpec::defaults());
+        let full = self.with_profile_defaults();
         let get = |v: Option<Duration>| v.expect("defaults fill every key").nanos();
         let mss = full.mss.expect("defaults fill every key").0;
         if !(64..=65_000).contains(&mss) {
@@ -41,25 +42,12 @@ impl TcpSpec {
                 format!("{delayed_ack_count} is outside 1 to 64 segments"),
             ));
         }
-        let (min_rto, initial_rto, max_rto) = (get(full.min_rto), get(full.initial_rto), get(full.max_rto));
-        if min_rto == 0 {
-            return Err(ScenarioError::new(format!("{key}.min_rto"), "must be more than 0s"));
-        }
-        if max_rto < min_rto {
-            return Err(ScenarioError::new(
-                format!("{key}.max_rto"),
-                format!("{} is below min_rto {}", Duration(max_rto), Duration(min_rto)),
-            ));
-        }
-        if initial_rto == 0 {
-            return Err(ScenarioError::new(format!("{key}.initial_rto"), "must be more than 0s"));
-        }
-        if initial_rto > max_rto {
-            return Err(ScenarioError::new(
-                format!("{key}.initial_rto"),
-                format!("{} is above max_rto {}", Duration(initial_rto), Duration(max_rto)),
-            ));
-        }
+        let (min_rto, initial_rto, max_rto) = check_timers(&full, key)?;
+        check_recovery_options(&full, key)?;
+        let recovery = full.recovery.expect("defaults fill every key");
+        let rack = full.rack.expect("defaults fill every key");
+        let tail_loss_probe = full.tail_loss_probe.expect("defaults fill every key");
+        let quick_acks = full.quick_acks.expect("defaults fill every key");
         let receive_window = full.receive_window.expect("defaults fill every key").0;
         if receive_window < mss {
             return Err(ScenarioError::new(
@@ -71,7 +59,15 @@ impl TcpSpec {
             mss,
             header_bytes: header,
             initial_window_segments: initial_window,
-            recovery: full.recovery.expect("defaults fill every key"),
+            initial_ssthresh_segments: full.initial_ssthresh,
+            recovery,
+            rack,
+            tail_loss_probe,
+            prr: full.prr.expect("defaults fill every key"),
+            timestamps: full.timestamps.expect("defaults fill every key"),
+            frto: full.frto.expect("defaults fill every key"),
+            rto_formula: full.rto_formula.expect("defaults fill every key"),
+            quick_ack_segments: quick_acks,
             limited_transmit: full.limited_transmit.expect("defaults fill every key"),
             duplicate_threshold,
             min_rto,
@@ -88,4 +84,64 @@ impl TcpSpec {
             ack_delay_max: full.ack_delay_max.expect("defaults fill every key").nanos(),
         })
     }
+}
+
+/// min RTO, initial RTO and max RTO in nanoseconds, checked against each other.
+fn check_timers(full: &TcpSpec, key: &str) -> Result<(u64, u64, u64), ScenarioError> {
+    let get = |v: Option<Duration>| v.expect("defaults fill every key").nanos();
+    let (min_rto, initial_rto, max_rto) = (get(full.min_rto), get(full.initial_rto), get(full.max_rto));
+    if min_rto == 0 {
+        return Err(ScenarioError::new(format!("{key}.min_rto"), "must be more than 0s"));
+    }
+    if max_rto < min_rto {
+        return Err(ScenarioError::new(
+            format!("{key}.max_rto"),
+            format!("{} is below min_rto {}", Duration(max_rto), Duration(min_rto)),
+        ));
+    }
+    if initial_rto == 0 {
+        return Err(ScenarioError::new(format!("{key}.initial_rto"), "must be more than 0s"));
+    }
+    if initial_rto > max_rto {
+        return Err(ScenarioError::new(
+            format!("{key}.initial_rto"),
+            format!("{} is above max_rto {}", Duration(initial_rto), Duration(max_rto)),
+        ));
+    }
+    Ok((min_rto, initial_rto, max_rto))
+}
+
+/// The loss-recovery options' ranges, and RACK-TLP only with SACK.
+fn check_recovery_options(full: &TcpSpec, key: &str) -> Result<(), ScenarioError> {
+    if let Some(ssthresh) = full.initial_ssthresh {
+        if !(2..=1_000_000_000).contains(&ssthresh) {
+            return Err(ScenarioError::new(
+                format!("{key}.initial_ssthresh"),
+                format!("{ssthresh} is outside 2 to 1000000000 segments (leave it unset for unbounded)"),
+            ));
+        }
+    }
+    let quick_acks = full.quick_acks.expect("defaults fill every key");
+    if quick_acks > 1000 {
+        return Err(ScenarioError::new(
+            format!("{key}.quick_acks"),
+            format!("{quick_acks} is outside 0 to 1000 segments"),
+        ));
+    }
+    let recovery = full.recovery.expect("defaults fill every key");
+    let rack = full.rack.expect("defaults fill every key");
+    let tail_loss_probe = full.tail_loss_probe.expect("defaults fill every key");
+    if recovery != RecoveryMode::Sack && rack {
+        return Err(ScenarioError::new(
+            format!("{key}.rack"),
+            "RACK needs SACK: set recovery = \"sack\" or leave rack unset",
+        ));
+    }
+    if recovery != RecoveryMode::Sack && tail_loss_probe {
+        return Err(ScenarioError::new(
+            format!("{key}.tail_loss_probe"),
+            "tail loss probes need SACK: set recovery = \"sack\" or leave tail_loss_probe unset",
+        ));
+    }
+    Ok(())
 }

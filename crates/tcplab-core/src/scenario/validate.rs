@@ -5,7 +5,7 @@
 use super::error::ScenarioError;
 use super::model::{
     DirectionSpec, FlowSpec, JitterKind, JitterSpec, LinkSpec, LossModelKind, LossSpec, Protocol, QueueKind, QueueSpec,
-    Scenario, TopologyKind,
+    Scenario, TcpSpec, TopologyKind,
 };
 use crate::cc;
 use std::collections::HashSet;
@@ -155,7 +155,8 @@ impl Scenario {
                 format!("a TCP flow needs an algorithm; available: {}", cc::available()),
             )
         })?;
-        let info = cc::ConnectionInfo { mss: 1448, initial_window_segments: 10, seed: 1 };
+        let info =
+            cc::ConnectionInfo { mss: 1448, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 };
         if !cc::exists(name) {
             return Err(ScenarioError::new(
                 format!("{key}.cc"),
@@ -164,7 +165,13 @@ impl Scenario {
         }
         cc::resolve(name).map_err(|e| ScenarioError::new(format!("{key}.cc"), e))?;
         cc::create(name, &flow.params, info).map_err(|e| ScenarioError::new(format!("{key}.params"), e))?;
-        let tcp = flow.tcp.clone().unwrap_or_default().over(&self.tcp);
+        if flow.tcp.as_ref().is_some_and(|t| t.profile.is_some()) {
+            return Err(ScenarioError::new(
+                format!("{key}.tcp.profile"),
+                "a profile applies to the whole scenario: set it in [tcp]",
+            ));
+        }
+        let tcp = TcpSpec::for_flow(&flow.tcp.clone().unwrap_or_default(), &self.tcp);
         tcp.to_config(&format!("{key}.tcp"))?;
         if flow.packet_size.is_some() {
             return Err(ScenarioError::new(
@@ -280,7 +287,10 @@ impl QueueSpec {
             }
         }
         if let Some(quantum) = self.quantum.filter(|q| q.0 < 64) {
-            return Err(ScenarioError::new(format!("{key}.quantum"), format!("{}B is below the minimum of 64B", quantum.0)));
+            return Err(ScenarioError::new(
+                format!("{key}.quantum"),
+                format!("{}B is below the minimum of 64B", quantum.0),
+            ));
         }
         if self.mean_packet_size.is_some_and(|m| m.0 == 0) {
             return Err(ScenarioError::new(format!("{key}.mean_packet_size"), "must be more than 0B"));
@@ -362,7 +372,11 @@ fn kind_name(kind: TopologyKind) -> &'static str {
 
 fn validate_link(key: &str, link: &LinkSpec, needs_ends: bool) -> Result<(), ScenarioError> {
     validate_link_ends(key, link, needs_ends)?;
-    let buffers = [("buffer", Some(link.buffer)), ("forward.buffer", link.forward.buffer), ("reverse.buffer", link.reverse.buffer)];
+    let buffers = [
+        ("buffer", Some(link.buffer)),
+        ("forward.buffer", link.forward.buffer),
+        ("reverse.buffer", link.reverse.buffer),
+    ];
     for (field, buffer) in buffers {
         if let Some(buffer) = buffer.filter(is_empty_buffer) {
             return Err(ScenarioError::new(

@@ -16,7 +16,8 @@ use crate::net::packet::PacketPool;
 use crate::net::queue::{DropTail, QueueLimit};
 use crate::net::topology::Network;
 use crate::scenario::{
-    FlowSpec, LinkSpec, OnOffDistribution, Protocol, QueueSpec, Scenario, ScenarioError, TopologyKind, TopologySpec,
+    FlowSpec, LinkSpec, OnOffDistribution, Protocol, QueueSpec, Scenario, ScenarioError, TcpSpec, TopologyKind,
+    TopologySpec,
 };
 use crate::sim::{rng_stream, unit_f64, Event, EventQueue, StreamKind};
 use crate::tcp::receiver::TcpReceiver;
@@ -85,6 +86,7 @@ impl Simulation {
             udp: Vec::new(),
             outbox: Vec::new(),
             series: TimeSeries::default(),
+            transmitted_at_last_sample: Vec::new(),
             channel_labels: builder.channel_labels,
             unroutable_packets: 0,
             // The flows stay in `plans`; the full scenario is stored once they are built.
@@ -147,7 +149,7 @@ impl Simulation {
     ) -> Result<(), ScenarioError> {
         let spec = plan.spec;
         let key = format!("flows[{}]", plan.entry);
-        let tcp_spec = spec.tcp.clone().unwrap_or_default().over(&self.scenario.tcp);
+        let tcp_spec = TcpSpec::for_flow(&spec.tcp.clone().unwrap_or_default(), &self.scenario.tcp);
         let config = tcp_spec.to_config(&format!("{key}.tcp"))?;
         let algorithm = spec.cc.clone().expect("validated: TCP flows name an algorithm");
         let (seed, run) = (self.scenario.simulation.seed, self.scenario.simulation.run);
@@ -157,6 +159,7 @@ impl Simulation {
             ConnectionInfo {
                 mss: config.mss,
                 initial_window_segments: config.initial_window_segments,
+                initial_ssthresh_segments: config.initial_ssthresh_segments,
                 seed: rng_stream(seed, run, StreamKind::Algorithm, id as u64).next_u64(),
             },
         )

@@ -7,7 +7,7 @@ use crate::metrics::{
     events_table, flow_table, jain_index, link_table, FlowRow, FlowSample, QueueSample, ReportedEvent,
 };
 use crate::results::{Results, Summary};
-use crate::time::{as_millis_f64, as_secs_f64, SimDuration, SimTime, NANOS_PER_MILLI};
+use crate::time::{as_millis_f64, as_secs_f64, SimDuration, SimTime};
 
 impl Simulation {
     /// One time-series row per flow and per link direction.
@@ -49,20 +49,25 @@ impl Simulation {
             });
             f.received_at_last_sample = received;
         }
+        self.transmitted_at_last_sample.resize(self.network.channels.len(), 0);
         for (index, channel) in self.network.channels.iter().enumerate() {
+            let transmitted = channel.stats.transmitted_bytes;
             self.series.push_queue(QueueSample {
                 time_s: seconds,
                 channel: index as u32,
                 packets: channel.queue.len_packets() as u64,
                 bytes: channel.queue.len_bytes(),
+                throughput_bps: rate(transmitted - self.transmitted_at_last_sample[index]),
             });
+            self.transmitted_at_last_sample[index] = transmitted;
         }
     }
 
     /// The results tables as of now (the end of the run, normally).
     pub fn results(&self) -> Results {
         let duration = self.events.now().max(1);
-        let tcp_rows: Vec<FlowRow> = self.tcp.iter().map(|f| self.tcp_flow_row(f, duration)).collect();
+        let tcp_rows: Vec<FlowRow> =
+            self.tcp.iter().enumerate().map(|(index, f)| self.tcp_flow_row(index as u32, f, duration)).collect();
         // Jain's index over the TCP flows that had started.
         let goodputs: Vec<f64> = self
             .tcp
@@ -71,7 +76,7 @@ impl Simulation {
             .filter(|(f, _)| f.app.start < duration)
             .map(|(_, r)| r.goodput_bps)
             .collect();
-        let udp_rows = self.udp.iter().map(|f| self.udp_flow_row(f, duration));
+        let udp_rows = self.udp.iter().enumerate().map(|(index, f)| self.udp_flow_row(index as u32, f, duration));
         let events = self.tcp.iter().flat_map(|f| {
             f.sender.stats.events.iter().map(|&(time, event)| ReportedEvent {
                 time,
@@ -100,7 +105,8 @@ impl Simulation {
         }
     }
 
-    fn tcp_flow_row(&self, f: &TcpFlow, duration: SimDuration) -> FlowRow {
+    /// `index` is the flow's place among the TCP flows, which its packets carry.
+    fn tcp_flow_row(&self, index: u32, f: &TcpFlow, duration: SimDuration) -> FlowRow {
         let delivered = f.receiver.stats.delivered_bytes;
         let complete = f.size.is_some_and(|size| delivered >= size);
         let end = if complete { f.receiver.stats.last_delivery_at } else { duration };
@@ -126,14 +132,17 @@ impl Simulation {
             rtt_p99_ms: stats.rtt.quantile_ms(0.99),
             completion_time_s: if complete { as_secs_f64(end - f.app.start) } else { f64::NAN },
             duplicate_bytes: f.receiver.stats.duplicate_bytes,
-            one_way_delay_mean_ms: f64::NAN,
+            packets_lost: self.pool.tcp_data_discarded(index),
+            loss_ratio: ratio(self.pool.tcp_data_discarded(index), stats.segments_sent),
+            one_way_delay_mean_ms: f.receiver.stats.one_way_delay.mean_ms(),
+            one_way_delay_p50_ms: f.receiver.stats.one_way_delay.quantile_ms(0.5),
+            one_way_delay_p95_ms: f.receiver.stats.one_way_delay.quantile_ms(0.95),
             ..self.identity_row(f.id, &f.name, "tcp", &f.algorithm, (f.source, f.sink), f.app.start, f.base_rtt)
         }
     }
 
-    fn udp_flow_row(&self, f: &UdpFlow, duration: SimDuration) -> FlowRow {
+    fn udp_flow_row(&self, index: u32, f: &UdpFlow, duration: SimDuration) -> FlowRow {
         let active = duration.saturating_sub(f.app.start).max(1);
-        let received = f.stats.received_packets;
         FlowRow {
             packet_payload_bytes: f.packet_bytes,
             bytes_delivered: f.stats.received_bytes,
@@ -141,11 +150,11 @@ impl Simulation {
             bytes_sent: f.stats.sent_bytes,
             throughput_bps: f.stats.sent_bytes as f64 * 8.0 / as_secs_f64(active),
             packets_sent: f.stats.sent_packets,
-            one_way_delay_mean_ms: if received == 0 {
-                f64::NAN
-            } else {
-                f.stats.delay_sum as f64 / received as f64 / NANOS_PER_MILLI as f64
-            },
+            packets_lost: self.pool.udp_discarded(index),
+            loss_ratio: ratio(self.pool.udp_discarded(index), f.stats.sent_packets),
+            one_way_delay_mean_ms: f.stats.one_way_delay.mean_ms(),
+            one_way_delay_p50_ms: f.stats.one_way_delay.quantile_ms(0.5),
+            one_way_delay_p95_ms: f.stats.one_way_delay.quantile_ms(0.95),
             ..self.identity_row(f.id, &f.name, "udp", "", (f.source, f.sink), f.app.start, f.base_rtt)
         }
     }
@@ -191,7 +200,20 @@ impl Simulation {
             rtt_p99_ms: f64::NAN,
             completion_time_s: f64::NAN,
             duplicate_bytes: 0,
+            packets_lost: 0,
+            loss_ratio: f64::NAN,
             one_way_delay_mean_ms: f64::NAN,
+            one_way_delay_p50_ms: f64::NAN,
+            one_way_delay_p95_ms: f64::NAN,
         }
+    }
+}
+
+/// `part / whole`, NaN when nothing was sent.
+fn ratio(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        f64::NAN
+    } else {
+        part as f64 / whole as f64
     }
 }

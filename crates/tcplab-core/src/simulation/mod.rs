@@ -38,6 +38,8 @@ pub struct Simulation {
     end: SimTime,
     sample_interval: SimDuration,
     series: TimeSeries,
+    /// Bytes each channel had transmitted at the previous sample (for per-interval throughput).
+    transmitted_at_last_sample: Vec<u64>,
     /// Channel index -> (link name, "forward"/"reverse"), for reports.
     channel_labels: Vec<(String, &'static str)>,
     unroutable_packets: u64,

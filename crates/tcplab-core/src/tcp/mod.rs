@@ -2,6 +2,8 @@
 //! delayed ACKs. The sender calls a [`crate::cc::CongestionControl`] through its trait and owns no
 //! algorithm logic.
 
+pub mod prr;
+pub mod rack;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
@@ -16,10 +18,23 @@ use crate::time::SimDuration;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RecoveryMode {
+    /// RFC 5681 section 3.2 as ns-2's Reno agent: window inflation by duplicate ACKs, and the
+    /// first ACK that advances (even a partial one) ends recovery with cwnd = ssthresh.
+    Reno,
     /// RFC 6582: one retransmission per partial ACK, window inflation by duplicate ACKs (ns-2).
     NewReno,
     /// RFC 6675: a SACK scoreboard and the pipe estimate (what Linux builds on).
     Sack,
+}
+
+/// How the retransmission timeout is computed from SRTT and RTTVAR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoFormula {
+    /// RFC 6298: RTO = max(SRTT + max(G, 4 RTTVAR), min RTO).
+    Rfc6298,
+    /// Linux `tcp_set_rto`: RTO = SRTT + max(4 RTTVAR, min RTO), so min RTO is added to SRTT.
+    Linux,
 }
 
 /// Receiver-based delay control (Active Delay Control): how long the receiver holds each ACK.
@@ -42,7 +57,23 @@ pub struct TcpConfig {
     /// IP + TCP header bytes per packet (52 with timestamps: 1448 + 52 = 1500).
     pub header_bytes: u64,
     pub initial_window_segments: u32,
+    /// Slow-start threshold a connection starts with, in segments (None: unbounded).
+    pub initial_ssthresh_segments: Option<u32>,
     pub recovery: RecoveryMode,
+    /// RACK-TLP (RFC 8985): time-based loss marking and tail loss probes (SACK recovery only).
+    pub rack: bool,
+    pub tail_loss_probe: bool,
+    /// PRR (RFC 6937) sets the window during SACK recovery.
+    pub prr: bool,
+    /// TCP timestamps (RFC 7323): RTT samples from the echoed send time when Karn's rule would
+    /// withhold one, and detection of spurious retransmissions (Eifel, RFC 3522).
+    pub timestamps: bool,
+    /// F-RTO (RFC 5682, SACK-enhanced as Linux): detect a spurious timeout and undo it.
+    pub frto: bool,
+    pub rto_formula: RtoFormula,
+    /// The first segments a receiver ACKs at once, before delayed ACKs start (Linux quick-ACK
+    /// mode); 0 turns it off.
+    pub quick_ack_segments: u32,
     pub limited_transmit: bool,
     /// Duplicate ACKs (or SACKed segments above a hole) that signal a loss.
     pub duplicate_threshold: u32,

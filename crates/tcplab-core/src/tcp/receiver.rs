@@ -2,9 +2,16 @@
 //! blocks (RFC 2018), delayed ACKs (RFC 5681 section 4.2), ECN echo (RFC 3168) and the receive
 //! window.
 //!
-//! ACK policy: out-of-order, duplicate and hole-filling segments are acknowledged at once; in-order
-//! segments are acknowledged every `delayed_ack_count` segments or when the delayed-ACK timer
-//! expires. The first SACK block covers the segment that triggered the ACK, then the other blocks
+//! ACK policy: out-of-order, duplicate and hole-filling segments are acknowledged at once; so are
+//! the first `quick_ack_segments` segments of the connection (Linux's quick-ACK mode at the start,
+//! `tcp_incr_quickack`: up to 16 segments); after that in-order segments are acknowledged every
+//! `delayed_ack_count` segments or when the delayed-ACK timer expires.
+//!
+//! Timestamps (RFC 7323 section 4.3): every ACK echoes TS.Recent, the send time of the segment
+//! that last advanced the left edge of the window: TS.Recent takes a segment's send time when the
+//! segment starts at or below the last acknowledgement sent. A delayed ACK therefore echoes the
+//! earlier of its two segments, a duplicate ACK the last in-order segment, and the ACK for a
+//! retransmission that fills a hole the retransmission itself. The first SACK block covers the segment that triggered the ACK, then the other blocks
 //! from the highest down (RFC 2018 section 4 asks for the most recent first).
 //!
 //! Receiver-based delay control (Active Delay Control, papers/active-delay-control.txt) holds each
@@ -18,6 +25,7 @@
 use std::collections::VecDeque;
 
 use crate::cc::sdc::{delay_after_calm_round, delay_after_mark};
+use crate::histogram::DelayHistogram;
 use crate::net::packet::{Ecn, Packet, PacketKind, MAX_SACK_BLOCKS};
 use crate::sim::Event;
 use crate::tcp::{AckDelayMode, EndpointContext, TcpConfig};
@@ -88,6 +96,8 @@ pub struct ReceiverStats {
     pub ce_received: u64,
     /// When the application received its last byte so far.
     pub last_delivery_at: SimTime,
+    /// One-way delay of every data segment that arrived: sender to receiver, queues included.
+    pub one_way_delay: DelayHistogram,
 }
 
 pub struct TcpReceiver {
@@ -100,8 +110,12 @@ pub struct TcpReceiver {
     /// Received ranges above `rcv_nxt`, sorted and disjoint, and their total length.
     out_of_order: Vec<(u64, u64)>,
     held_bytes: u64,
-    /// Segments received since the last ACK.
+    /// Segments received since the last ACK, and in all (for quick ACKs).
     unacknowledged_segments: u32,
+    segments_received: u64,
+    /// RFC 7323: the timestamp to echo, and the acknowledgement number of the last ACK sent.
+    ts_recent: SimTime,
+    last_ack_sent: u64,
     delayed_ack_deadline: Option<SimTime>,
     delayed_ack_event_at: Option<SimTime>,
     /// Echo ECE on every ACK until a segment with CWR arrives.
@@ -124,6 +138,9 @@ impl TcpReceiver {
             out_of_order: Vec::new(),
             held_bytes: 0,
             unacknowledged_segments: 0,
+            segments_received: 0,
+            ts_recent: 0,
+            last_ack_sent: 0,
             delayed_ack_deadline: None,
             delayed_ack_event_at: None,
             ece_pending: false,
@@ -158,6 +175,10 @@ impl TcpReceiver {
         }
         let start = data.sequence;
         let end = start + data.payload_bytes as u64;
+        self.stats.one_way_delay.record(now.saturating_sub(data.sent_at));
+        if start <= self.last_ack_sent && data.sent_at >= self.ts_recent {
+            self.ts_recent = data.sent_at;
+        }
         let had_holes = !self.out_of_order.is_empty();
         let immediate;
         if end <= self.rcv_nxt || self.is_held(start, end) {
@@ -171,8 +192,10 @@ impl TcpReceiver {
             immediate = true;
         }
         self.unacknowledged_segments += 1;
+        self.segments_received += 1;
         let enough = self.unacknowledged_segments >= self.config.delayed_ack_count;
-        if immediate || !self.config.delayed_ack || enough {
+        let quick = self.segments_received <= self.config.quick_ack_segments as u64;
+        if immediate || quick || !self.config.delayed_ack || enough {
             self.send_ack(Some((start, end)), ctx);
         } else if self.delayed_ack_deadline.is_none() {
             let deadline = now + self.config.delayed_ack_timeout;
@@ -255,6 +278,7 @@ impl TcpReceiver {
     fn send_ack(&mut self, trigger: Option<(u64, u64)>, ctx: &mut EndpointContext) {
         self.unacknowledged_segments = 0;
         self.delayed_ack_deadline = None;
+        self.last_ack_sent = self.rcv_nxt;
         let mut sack = [(0, 0); MAX_SACK_BLOCKS];
         let mut count = 0;
         if let Some(block) = trigger.and_then(|(start, _)| self.held_range(start)) {
@@ -290,6 +314,7 @@ impl TcpReceiver {
             receive_window: self.config.receive_window.saturating_sub(self.held_bytes),
             ece: self.ece_pending,
             sent_at: ctx.events.now(),
+            ts_echo: self.ts_recent,
             ..Packet::default()
         };
         if hold == 0 && self.held_acks.is_empty() {

@@ -4,7 +4,13 @@
 //! SRTT), SRTT = 7/8 SRTT + 1/8 R. RTO = max(SRTT + max(G, 4 RTTVAR), min RTO), at most max RTO,
 //! doubled on every expiry (section 5.5) until a new sample arrives. Karn's rule (no samples from
 //! retransmitted segments) is the sender's job: it only passes samples it may use.
+//!
+//! Linux (net/ipv4/tcp_input.c `tcp_set_rto`, `tcp_rtt_estimator`) keeps the same averages but
+//! adds the minimum to SRTT instead of bounding the sum: RTO = SRTT + max(4 RTTVAR, min RTO).
+//! With a 40 ms path and a 200 ms minimum that is 240 ms where RFC 6298 gives 200 ms. (Linux
+//! also lets its variance term fall only once per RTT; that refinement is not modelled.)
 
+use crate::tcp::RtoFormula;
 use crate::time::SimDuration;
 
 #[derive(Clone, Debug)]
@@ -18,10 +24,21 @@ pub struct RttEstimator {
     initial_rto: SimDuration,
     max_rto: SimDuration,
     granularity: SimDuration,
+    formula: RtoFormula,
 }
 
 impl RttEstimator {
     pub fn new(min_rto: SimDuration, initial_rto: SimDuration, max_rto: SimDuration, granularity: SimDuration) -> Self {
+        Self::with_formula(min_rto, initial_rto, max_rto, granularity, RtoFormula::Rfc6298)
+    }
+
+    pub fn with_formula(
+        min_rto: SimDuration,
+        initial_rto: SimDuration,
+        max_rto: SimDuration,
+        granularity: SimDuration,
+        formula: RtoFormula,
+    ) -> Self {
         Self {
             srtt: None,
             rttvar: 0,
@@ -32,6 +49,7 @@ impl RttEstimator {
             initial_rto,
             max_rto,
             granularity,
+            formula,
         }
     }
 
@@ -56,7 +74,10 @@ impl RttEstimator {
     pub fn base_rto(&self) -> SimDuration {
         match self.srtt {
             None => self.initial_rto,
-            Some(srtt) => (srtt + self.granularity.max(4 * self.rttvar)).max(self.min_rto),
+            Some(srtt) => match self.formula {
+                RtoFormula::Rfc6298 => (srtt + self.granularity.max(4 * self.rttvar)).max(self.min_rto),
+                RtoFormula::Linux => srtt + self.min_rto.max(4 * self.rttvar),
+            },
         }
         .min(self.max_rto)
     }
@@ -111,5 +132,16 @@ mod tests {
         assert_eq!(rtt.rto(), 60 * S, "capped at max RTO");
         rtt.on_sample(10 * MS);
         assert_eq!(rtt.rto(), S, "a new sample ends the backoff");
+    }
+
+    #[test]
+    fn linux_formula_adds_the_minimum_to_srtt() {
+        let mut rtt = RttEstimator::with_formula(200 * MS, S, 60 * S, MS, RtoFormula::Linux);
+        rtt.on_sample(40 * MS);
+        // RTTVAR = 20 ms: 40 + max(80, 200) = 240 ms (RFC 6298: max(40 + 80, 200) = 200 ms).
+        assert_eq!(rtt.rto(), 240 * MS);
+        rtt.on_sample(400 * MS);
+        // RTTVAR = 3/4 * 20 + 1/4 * 360 = 105, SRTT = 35 + 50 = 85: 85 + max(420, 200) = 505 ms.
+        assert_eq!(rtt.rto(), 505 * MS);
     }
 }

@@ -1,6 +1,7 @@
 //! Constant-bit-rate UDP: one datagram of a fixed wire size every wire size / rate, and the
 //! counters of what was sent and received.
 
+use crate::histogram::DelayHistogram;
 use crate::net::packet::{Packet, PacketKind};
 use crate::time::SimTime;
 
@@ -27,8 +28,8 @@ pub struct UdpStats {
     pub sent_bytes: u64,
     pub received_packets: u64,
     pub received_bytes: u64,
-    /// Sum of one-way delays of received datagrams, in nanoseconds.
-    pub delay_sum: u128,
+    /// One-way delays of received datagrams.
+    pub one_way_delay: DelayHistogram,
 }
 
 impl UdpStats {
@@ -40,6 +41,6 @@ impl UdpStats {
     pub fn record_received(&mut self, datagram: &Packet, now: SimTime) {
         self.received_packets += 1;
         self.received_bytes += datagram.payload_bytes as u64;
-        self.delay_sum += (now - datagram.sent_at) as u128;
+        self.one_way_delay.record(now - datagram.sent_at);
     }
 }

@@ -8,6 +8,8 @@ pub mod v3;
 
 use std::collections::VecDeque;
 
+use crate::time::{SimDuration, SimTime, NANOS_PER_MILLI};
+
 /// A windowed maximum over the last `window` rounds: the exact sliding maximum (a monotonic
 /// deque), where Linux keeps the three-sample approximation of lib/win_minmax.c.
 #[derive(Clone, Debug, Default)]
@@ -52,6 +54,64 @@ pub fn quantization_budget(cwnd_segments: u64, pacing_rate_bps: u64, mss: u64) -
     let tso_segments = (one_ms_bytes.min(MAX_GSO_BYTES) / mss).max(min_segments).min(127);
     let cwnd = cwnd_segments + 3 * tso_segments;
     (cwnd + 1) & !1
+}
+
+/// Linux BBR's ACK-aggregation estimator (tcp_bbr.c `bbr_update_ack_aggregation` and
+/// `bbr_ack_aggregation_cwnd`, the same in v1 since Linux 5.1 and in v3): within an epoch that
+/// starts whenever ACKs fall behind what the bandwidth estimate explains, the segments acknowledged
+/// beyond bw x epoch length are "extra"; the largest extra over two windows of 5 rounds each
+/// (capped at cwnd) times a gain, at most bw x 100 ms, is added to the cwnd target so that the
+/// sender keeps data in flight across ACK bursts (delayed ACKs, Wi-Fi and cellular aggregation).
+#[derive(Clone, Debug, Default)]
+pub struct AckAggregation {
+    epoch_start: SimTime,
+    /// Segments acknowledged since the epoch started.
+    epoch_acked: u64,
+    /// The largest extra segments in each of the two windows, and which window is current.
+    extra_acked: [u64; 2],
+    window: usize,
+    rounds_in_window: u32,
+}
+
+/// Rounds per extra-acked window (Linux bbr_extra_acked_win_rtts).
+const EXTRA_ACKED_WINDOW_ROUNDS: u32 = 5;
+/// An epoch this long in segments restarts (bbr_ack_epoch_acked_reset_thresh).
+const EPOCH_RESET_SEGMENTS: u64 = 1 << 20;
+/// The allowance is at most this much data at the estimated bandwidth (bbr_extra_acked_max_us).
+const EXTRA_ACKED_MAX_TIME: SimDuration = 100 * NANOS_PER_MILLI;
+
+impl AckAggregation {
+    /// One ACK that acknowledged `acked` segments at `now`, with the bandwidth estimate (bits per
+    /// second) and cwnd (segments) before this ACK's update.
+    pub fn update(&mut self, now: SimTime, round_start: bool, acked: u64, bw_bps: u64, cwnd: u64, mss: u64) {
+        if acked == 0 {
+            return;
+        }
+        if round_start {
+            self.rounds_in_window = (self.rounds_in_window + 1).min(31);
+            if self.rounds_in_window >= EXTRA_ACKED_WINDOW_ROUNDS {
+                self.rounds_in_window = 0;
+                self.window ^= 1;
+                self.extra_acked[self.window] = 0;
+            }
+        }
+        let mut expected = (bdp_bytes(bw_bps, now.saturating_sub(self.epoch_start)) / mss as f64) as u64;
+        if self.epoch_acked <= expected || self.epoch_acked + acked >= EPOCH_RESET_SEGMENTS {
+            self.epoch_acked = 0;
+            self.epoch_start = now;
+            expected = 0;
+        }
+        self.epoch_acked = (self.epoch_acked + acked).min(EPOCH_RESET_SEGMENTS - 1);
+        let extra = self.epoch_acked.saturating_sub(expected).min(cwnd);
+        self.extra_acked[self.window] = self.extra_acked[self.window].max(extra);
+    }
+
+    /// Segments to add to the cwnd target: `gain` x the largest recent extra, at most bw x 100 ms.
+    pub fn cwnd_allowance(&self, gain: f64, bw_bps: u64, mss: u64) -> u64 {
+        let extra = self.extra_acked[0].max(self.extra_acked[1]);
+        let cap = (bdp_bytes(bw_bps, EXTRA_ACKED_MAX_TIME) / mss as f64) as u64;
+        ((gain * extra as f64) as u64).min(cap)
+    }
 }
 
 /// The window to restore when loss recovery or PROBE_RTT ends (Linux bbr_save_cwnd): the current
@@ -120,6 +180,32 @@ mod tests {
         assert_eq!(recovery_cwnd(100, 2, 3, 40, true, true), (42, true));
         assert_eq!(recovery_cwnd(30, 2, 0, 40, false, true), (42, true));
         assert_eq!(recovery_cwnd(2, 1, 5, 0, false, false), (1, false), "at least one segment stays");
+    }
+
+    #[test]
+    fn aggregation_counts_segments_acknowledged_beyond_the_bandwidth() {
+        const MS: u64 = NANOS_PER_MILLI;
+        // 12 Mbit/s with 1500-byte segments: one segment per millisecond.
+        let (bw, mss) = (12_000_000, 1500);
+        let mut a = AckAggregation::default();
+        // An epoch starts with a burst of 10; 5 ms later 10 more: 20 acknowledged where 5 were
+        // expected, 15 extra.
+        a.update(0, false, 10, bw, 100, mss);
+        a.update(5 * MS, false, 10, bw, 100, mss);
+        assert_eq!(a.cwnd_allowance(1.0, bw, mss), 15);
+        // ACKs that fall behind the rate start a new epoch; the window keeps its maximum.
+        a.update(100 * MS, false, 1, bw, 100, mss);
+        assert_eq!(a.cwnd_allowance(1.0, bw, mss), 15);
+        // Capped by cwnd when measured, and by 100 ms of data (100 segments) when added.
+        a.update(101 * MS, false, 500, bw, 60, mss);
+        assert_eq!(a.cwnd_allowance(1.0, bw, mss), 60);
+        assert_eq!(a.cwnd_allowance(2.0, bw, mss), 100);
+        // Two windows of 5 rounds: after 10 round starts with single, late ACKs only their own
+        // 1-segment extra is left.
+        for round in 0..10 {
+            a.update((1000 + 100 * round) * MS, true, 1, bw, 100, mss);
+        }
+        assert_eq!(a.cwnd_allowance(1.0, bw, mss), 1);
     }
 
     #[test]

@@ -16,14 +16,16 @@
 //! rounds grow towards the target; leaving recovery restores the window saved at entry. After a
 //! timeout cwnd restarts from 1. ECN is ignored (as in Linux's BBR v1).
 //!
+//! Once the pipe is full, the cwnd target includes the ACK-aggregation allowance of Linux 5.1 and
+//! later (`bbr_ack_aggregation_cwnd`, see [`super::AckAggregation`]).
+//!
 //! Not modelled (docs/algorithms/bbr.md): the long-term bandwidth sampling that detects token-
-//! bucket policers (lt_bw), and the ACK-aggregation estimator (extra_acked) that later kernels
-//! add to the cwnd target; BtlBw uses an exact sliding max instead of Linux's 3-sample filter.
+//! bucket policers (lt_bw); BtlBw uses an exact sliding max instead of Linux's 3-sample filter.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{bdp_bytes, cwnd_to_restore, quantization_budget, recovery_cwnd, WindowedMax};
+use super::{bdp_bytes, cwnd_to_restore, quantization_budget, recovery_cwnd, AckAggregation, WindowedMax};
 use crate::cc::window::MAX_CWND_SEGMENTS;
 use crate::cc::{
     defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
@@ -53,6 +55,9 @@ pub struct BbrConfig {
     pub min_cwnd: u32,
     /// Add Linux's quantization budget (TSO headroom) to the cwnd target.
     pub quantization_budget: bool,
+    /// Gain on the ACK-aggregation allowance in the cwnd target (Linux bbr_extra_acked_gain;
+    /// 0 turns it off).
+    pub extra_acked_gain: f64,
 }
 
 impl Default for BbrConfig {
@@ -69,6 +74,7 @@ impl Default for BbrConfig {
             full_bw_rounds: 3,
             min_cwnd: 4,
             quantization_budget: true,
+            extra_acked_gain: 1.0,
         }
     }
 }
@@ -140,6 +146,12 @@ const PARAMS: &[ParamSpec] = &[
         unit: "",
         description: "add Linux's TSO headroom to the cwnd target",
     },
+    ParamSpec {
+        name: "extra_acked_gain",
+        kind: ParamKind::Float { min: 0.0, max: 10.0 },
+        unit: "",
+        description: "gain on the ACK-aggregation allowance added to the cwnd target (0: off)",
+    },
 ];
 
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -199,6 +211,7 @@ pub struct Bbr {
     reset_to_inflight: bool,
     in_loss_recovery: bool,
     idle_restart: bool,
+    aggregation: AckAggregation,
     rng: SimRng,
 }
 
@@ -234,6 +247,7 @@ impl Bbr {
             reset_to_inflight: false,
             in_loss_recovery: false,
             idle_restart: false,
+            aggregation: AckAggregation::default(),
             rng: SimRng::seed_from_u64(info.seed),
             config,
         };
@@ -255,8 +269,14 @@ impl Bbr {
 
     /// Segments for `gain` x BDP, plus the quantization budget (Linux bbr_inflight).
     fn inflight_target(&self, gain: f64) -> u64 {
+        self.inflight_target_with(gain, 0)
+    }
+
+    /// The same with `extra` segments added before the quantization budget (bbr_set_cwnd adds
+    /// the ACK-aggregation allowance there).
+    fn inflight_target_with(&self, gain: f64, extra: u64) -> u64 {
         let Some(min_rtt) = self.min_rtt else { return self.initial_window };
-        let bdp_segments = (bdp_bytes(self.max_bw(), min_rtt) * gain / self.mss as f64).ceil() as u64;
+        let bdp_segments = (bdp_bytes(self.max_bw(), min_rtt) * gain / self.mss as f64).ceil() as u64 + extra;
         if self.config.quantization_budget {
             let mut target = quantization_budget(bdp_segments, self.pacing_rate, self.mss);
             if self.mode == Mode::ProbeBw && self.cycle_index == 0 {
@@ -335,7 +355,13 @@ impl Bbr {
             if conserving {
                 self.cwnd = cwnd;
             } else {
-                let target = self.inflight_target(self.cwnd_gain);
+                // Linux v1 adds the aggregation allowance only once the pipe is full.
+                let allowance = if self.filled_pipe {
+                    self.aggregation.cwnd_allowance(self.config.extra_acked_gain, self.max_bw(), self.mss)
+                } else {
+                    0
+                };
+                let target = self.inflight_target_with(self.cwnd_gain, allowance);
                 if self.filled_pipe {
                     cwnd = (cwnd + acked).min(target);
                 } else if cwnd < target || ack.delivered < self.initial_window * self.mss {
@@ -396,6 +422,11 @@ impl Bbr {
 }
 
 impl CongestionControl for Bbr {
+    /// Linux BBR is a `cong_control` algorithm: PRR does not apply to it.
+    fn owns_recovery_window(&self) -> bool {
+        true
+    }
+
     fn on_ack(&mut self, ack: &AckEvent) {
         if !self.pacing_from_rtt && ack.srtt > 0 {
             self.init_pacing_rate(Some(ack.srtt));
@@ -414,6 +445,8 @@ impl CongestionControl for Bbr {
                 self.bw.update(self.round_count, rate, self.config.bw_window_rounds as u64);
             }
         }
+        let acked = ack.acked_segments as u64;
+        self.aggregation.update(ack.now, self.round_start, acked, self.max_bw(), self.cwnd, self.mss);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(ack) {
             self.advance_cycle(ack.now);
         }
@@ -516,8 +549,10 @@ mod tests {
     fn startup_leaves_after_three_rounds_without_25_percent_growth_then_drains() {
         // The fake sender's delivery rate is the window over the RTT; capping the window with a
         // fixed cwnd is not possible through the trait, so drive rate samples by hand.
-        let mut bbr =
-            Bbr::new(BbrConfig::default(), ConnectionInfo { mss: 1000, initial_window_segments: 10, seed: 3 });
+        let mut bbr = Bbr::new(
+            BbrConfig::default(),
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 3 },
+        );
         let mut delivered = 0u64;
         let mut now = 0;
         let mut ack = |bbr: &mut Bbr, rate: u64, in_flight: u64| {

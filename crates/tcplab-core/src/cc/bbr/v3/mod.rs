@@ -24,15 +24,16 @@
 //!
 //! Not modelled (docs/algorithms/bbr3.md): the ECN response and PLB (they need per-ACK CE counts
 //! the sender does not keep), the per-lost-packet inflight_hi estimate at the exact loss prefix
-//! (tcplab uses the rate sample of the ACK that reports the loss), the ACK-aggregation estimator
-//! and the fast path.
+//! (tcplab uses the rate sample of the ACK that reports the loss) and the fast path. The cwnd
+//! target includes the ACK-aggregation allowance ([`super::AckAggregation`]), in STARTUP too
+//! (v3's `bbr_extra_acked_in_startup`).
 
 mod probe_bw;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{bdp_bytes, cwnd_to_restore, quantization_budget, recovery_cwnd};
+use super::{bdp_bytes, cwnd_to_restore, quantization_budget, recovery_cwnd, AckAggregation};
 use crate::cc::window::MAX_CWND_SEGMENTS;
 use crate::cc::{
     defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
@@ -60,6 +61,8 @@ pub struct Bbr3Config {
     /// Loss events in a STARTUP recovery round that end STARTUP.
     pub full_loss_count: u32,
     pub probe_rtt_cwnd_gain: f64,
+    /// Gain on the ACK-aggregation allowance in the cwnd target (0: off).
+    pub extra_acked_gain: f64,
 }
 
 impl Default for Bbr3Config {
@@ -75,6 +78,7 @@ impl Default for Bbr3Config {
             headroom: 0.15,
             full_loss_count: 6,
             probe_rtt_cwnd_gain: 0.5,
+            extra_acked_gain: 1.0,
         }
     }
 }
@@ -139,6 +143,12 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Float { min: 0.1, max: 1.0 },
         unit: "",
         description: "PROBE_RTT cwnd as a fraction of the BDP",
+    },
+    ParamSpec {
+        name: "extra_acked_gain",
+        kind: ParamKind::Float { min: 0.0, max: 10.0 },
+        unit: "",
+        description: "gain on the ACK-aggregation allowance added to the cwnd target (0: off)",
     },
 ];
 
@@ -245,6 +255,7 @@ pub struct Bbr3 {
     in_loss_recovery: bool,
     last_delivered: u64,
     idle_restart: bool,
+    aggregation: AckAggregation,
     rng: SimRng,
     pending_event: Option<&'static str>,
 }
@@ -301,6 +312,7 @@ impl Bbr3 {
             in_loss_recovery: false,
             last_delivered: 0,
             idle_restart: false,
+            aggregation: AckAggregation::default(),
             rng: SimRng::seed_from_u64(info.seed),
             pending_event: None,
         };
@@ -326,8 +338,14 @@ impl Bbr3 {
 
     /// Segments for `gain` x bw x min RTT plus the quantization budget (bbr_inflight).
     fn inflight(&self, bw: u64, gain: f64) -> u64 {
+        self.inflight_with(bw, gain, 0)
+    }
+
+    /// The same with `extra` segments added before the quantization budget (bbr_set_cwnd adds
+    /// the ACK-aggregation allowance there).
+    fn inflight_with(&self, bw: u64, gain: f64, extra: u64) -> u64 {
         let Some(min_rtt) = self.min_rtt else { return self.initial_window };
-        let bdp = (bdp_bytes(bw, min_rtt) * gain / self.mss as f64).ceil() as u64;
+        let bdp = (bdp_bytes(bw, min_rtt) * gain / self.mss as f64).ceil() as u64 + extra;
         let mut target = quantization_budget(bdp, self.pacing_rate, self.mss);
         if self.mode == Mode::ProbeBw(Phase::Up) {
             target += 2;
@@ -482,7 +500,8 @@ impl Bbr3 {
                 self.packet_conservation,
             );
             if !conserving {
-                let target = self.inflight(self.bw(), self.cwnd_gain);
+                let allowance = self.aggregation.cwnd_allowance(self.config.extra_acked_gain, self.bw(), self.mss);
+                let target = self.inflight_with(self.bw(), self.cwnd_gain, allowance);
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked).min(target);
                 } else if cwnd < target || cwnd < 2 * self.initial_window {
@@ -520,6 +539,11 @@ impl Bbr3 {
 }
 
 impl CongestionControl for Bbr3 {
+    /// Linux BBR is a `cong_control` algorithm: PRR does not apply to it.
+    fn owns_recovery_window(&self) -> bool {
+        true
+    }
+
     fn on_ack(&mut self, ack: &AckEvent) {
         if !self.pacing_from_rtt && ack.srtt > 0 {
             self.init_pacing_rate(Some(ack.srtt));
@@ -546,6 +570,8 @@ impl CongestionControl for Bbr3 {
             }
         }
         self.update_congestion_signals(ack, sample_bw);
+        let acked = ack.acked_segments as u64;
+        self.aggregation.update(ack.now, self.round_start, acked, self.bw(), self.cwnd, self.mss);
         self.check_loss_too_high_in_startup(ack);
         if let Some(bw) = sample_bw {
             self.check_full_bw_reached(ack, bw);

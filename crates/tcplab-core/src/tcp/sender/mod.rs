@@ -1,0 +1,641 @@
+//! The TCP sender: reliability and loss recovery around a congestion controller.
+//!
+//! Segments have fixed boundaries: segment i carries bytes [i * MSS, (i + 1) * MSS) of the stream
+//! (the last one of a finite transfer may be shorter), because the application hands TCP whole
+//! segments. The scoreboard keeps one entry per outstanding segment with its SACKed, lost and
+//! retransmitted state, and counters that make the pipe estimate O(1):
+//!
+//!   in flight = outstanding - SACKed - lost + retransmitted-and-not-yet-acknowledged
+//!
+//! which is RFC 6675's SetPipe() and Linux's `tcp_packets_in_flight`. With `recovery = "newreno"`
+//! or `"reno"` the sender ignores SACK blocks, so SACKed is always 0 and the formula is FlightSize.
+//!
+//! This file holds the state and the send path. The rest:
+//! - `ack.rs`: the order in which an ACK is processed, and the RTT and delivery-rate samples;
+//! - `recovery.rs`: duplicate ACKs, fast retransmit and recovery (Reno, NewReno, SACK with PRR),
+//!   ECN reactions, and undoing reductions that prove spurious (timestamps, F-RTO);
+//! - `loss_detection.rs`: RACK's time-based loss marking and the tail loss probe (RFC 8985);
+//! - `timers.rs`: the retransmission timer (RFC 6298) and the one timer event that serves it,
+//!   RACK's reordering timer and the probe timer.
+//!
+//! RTT samples follow Karn's rule as Linux applies it (`tcp_clean_rtx_queue`): an ACK whose
+//! cumulative part covers any segment that was ever retransmitted gives no sample from that part;
+//! newly SACKed segments that were never retransmitted still give one; with timestamps (RFC 7323)
+//! an ACK that acknowledged new data and gave no other sample is timed from its echoed send time.
+
+mod ack;
+mod loss_detection;
+mod recovery;
+mod timers;
+
+use std::collections::VecDeque;
+
+use crate::cc::CongestionControl;
+use crate::histogram::DelayHistogram;
+use crate::net::packet::{Ecn, Packet, PacketKind, MAX_SACK_BLOCKS};
+use crate::tcp::prr::Prr;
+use crate::tcp::rack::Rack;
+use crate::tcp::rtt::RttEstimator;
+use crate::tcp::{EndpointContext, RecoveryMode, TcpConfig};
+use crate::time::{transmission_time, SimTime, NANOS_PER_SEC};
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Segment {
+    /// When this segment was last transmitted.
+    sent_at: SimTime,
+    sacked: bool,
+    lost: bool,
+    /// A retransmission of it is in flight (counts in the pipe until acknowledged or lost again).
+    retransmission_in_flight: bool,
+    /// It has ever been retransmitted: Karn's rule forbids RTT samples from it.
+    ever_retransmitted: bool,
+    /// Delivery-rate state when it was (last) sent: bytes delivered, when the last of those was
+    /// delivered, when the first segment of that flight was sent, and whether the application
+    /// limited the sender then.
+    delivered: u64,
+    delivered_time: SimTime,
+    first_sent_time: SimTime,
+    app_limited: bool,
+    /// Bytes in flight when sent (this segment included), and bytes marked lost before then.
+    tx_in_flight: u64,
+    lost_at_send: u64,
+}
+
+/// Counters a flow reports at the end of a run.
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub ecn_reductions: u64,
+    /// Tail loss probes sent (RFC 8985 section 7).
+    pub tail_loss_probes: u64,
+    /// Window reductions undone because they proved spurious (timestamps or F-RTO).
+    pub undone_reductions: u64,
+    /// Per-ACK RTT samples.
+    pub rtt: DelayHistogram,
+    /// When every byte of a finite transfer was acknowledged.
+    pub all_acknowledged_at: Option<SimTime>,
+    /// Events the algorithm reported, with their times.
+    pub events: Vec<(SimTime, &'static str)>,
+}
+
+pub struct TcpSender {
+    flow: u32,
+    destination: u32,
+    config: TcpConfig,
+    pub cc: Box<dyn CongestionControl>,
+    pub rtt: RttEstimator,
+    pub stats: SenderStats,
+
+    /// Bytes the application has handed to TCP so far (u64::MAX: an unlimited backlog).
+    app_written: u64,
+    /// Length of a finite stream, once the application has written its last byte.
+    stream_end: Option<u64>,
+
+    /// First unacknowledged byte, and the next new byte (snd_nxt == snd_max: no go-back pointer).
+    snd_una: u64,
+    snd_nxt: u64,
+    /// Scoreboard: `segments[0]` is the segment starting at `snd_una`.
+    segments: VecDeque<Segment>,
+    sacked_count: u64,
+    lost_count: u64,
+    retransmissions_in_flight: u64,
+    /// Lowest scoreboard offset that may hold a lost segment still to be retransmitted.
+    retransmit_hint: u64,
+    /// SACK mode: offsets below this have been checked by the loss marking.
+    loss_marked_below: u64,
+    /// Offset of the highest SACKed segment: the loss marking walks down from there, not from the
+    /// top of a possibly huge window.
+    highest_sacked: Option<usize>,
+
+    in_recovery: bool,
+    /// No new fast recovery until `snd_una` reaches this (RFC 6582 `recover`, RFC 6675 RecoveryPoint).
+    recover: u64,
+    /// After a timeout, until `recover` is acknowledged.
+    in_timeout_recovery: bool,
+    duplicate_acks: u32,
+    /// NewReno window inflation in bytes (may go negative while deflating).
+    inflation: i64,
+    partial_ack_seen: bool,
+    /// New data sent by Limited Transmit since the cumulative ACK last advanced: RFC 5681
+    /// section 3.2 step 2 leaves it out of the FlightSize that fast retransmit halves.
+    limited_transmit_bytes: u64,
+    /// PRR during SACK recovery, and the window it allows after the latest ACK (bytes).
+    prr: Option<Prr>,
+    prr_window: u64,
+    /// cwnd and ssthresh before the current reduction, while it may still be undone.
+    undo: Option<(u64, u64)>,
+    /// When the current episode's first retransmission left: an ACK echoing an earlier send time
+    /// was caused by an original segment (Eifel detection, RFC 3522).
+    first_retransmission_at: Option<SimTime>,
+    /// F-RTO (RFC 5682): while a timeout may still prove spurious, `snd_nxt` when its test began.
+    frto_high_seq: Option<u64>,
+    /// F-RTO step 2b: send new data instead of retransmissions in answer to this ACK.
+    frto_send_new: bool,
+
+    /// RACK (RFC 8985) state; offsets below `rack_scan_from` hold no segment sent only once that
+    /// RACK must still judge (each is SACKed, or lost or retransmitted already).
+    rack: Rack,
+    rack_scan_from: u64,
+    /// Retransmissions in the order they were sent: (first byte, send time). Entries whose
+    /// segment has left or been resent since are stale and skipped.
+    retransmission_order: VecDeque<(u64, SimTime)>,
+    /// The tail loss probe in flight: `snd_nxt` when it left, and whether it was a retransmission.
+    probe_outstanding: Option<(u64, bool)>,
+
+    peer_window: u64,
+
+    /// ECN: no new reaction until `snd_una` passes this; CWR goes on the next new segment.
+    ecn_recover: u64,
+    cwr_pending: bool,
+
+    /// Pacing: earliest time of the next transmission.
+    next_send_time: SimTime,
+    pacing_timer_pending: bool,
+
+    /// Deadlines of the retransmission timer, RACK's reordering timer and the tail loss probe,
+    /// and the earliest pending timer event that serves them.
+    rto_deadline: Option<SimTime>,
+    reorder_deadline: Option<SimTime>,
+    probe_deadline: Option<SimTime>,
+    timer_event_at: Option<SimTime>,
+
+    /// Linux tcp_cwnd_validate: was the window the limit during the last window of data?
+    cwnd_limited: bool,
+    max_packets_out: u64,
+    cwnd_usage_seq: u64,
+    /// The application had nothing to send when the window allowed more.
+    pub app_limited: bool,
+
+    /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation): bytes delivered
+    /// (cumulatively or by SACK), when the last of them was, the send time of the first segment
+    /// of the current flight, and the delivered count until which samples are app-limited (0:
+    /// not app-limited).
+    delivered: u64,
+    delivered_time: SimTime,
+    first_sent_time: SimTime,
+    app_limited_until: u64,
+    /// Segments ever marked lost (to report the newly lost ones per ACK), and their bytes.
+    lost_marks: u64,
+    lost_bytes: u64,
+    /// Send time of the last ACK processed, echoed in data packets (RFC 7323 TSecr-like).
+    last_ack_sent_at: SimTime,
+    /// ACKs held for the algorithm's ACK-processing delay, with their release times (FIFO; the
+    /// release times never decrease).
+    held_acks: VecDeque<(SimTime, Packet)>,
+    /// The SACK blocks of the previous ACK: everything inside them is already on the scoreboard
+    /// (receivers do not renege here), so a new ACK's blocks are only walked outside them.
+    previous_sack: [(u64, u64); MAX_SACK_BLOCKS],
+    previous_sack_count: usize,
+}
+
+impl TcpSender {
+    pub fn new(flow: u32, destination: u32, config: TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
+        let rtt = RttEstimator::with_formula(
+            config.min_rto,
+            config.initial_rto,
+            config.max_rto,
+            config.clock_granularity,
+            config.rto_formula,
+        );
+        Self {
+            flow,
+            destination,
+            peer_window: config.receive_window,
+            config,
+            cc,
+            rtt,
+            stats: SenderStats::default(),
+            app_written: 0,
+            stream_end: None,
+            snd_una: 0,
+            snd_nxt: 0,
+            segments: VecDeque::new(),
+            sacked_count: 0,
+            lost_count: 0,
+            retransmissions_in_flight: 0,
+            retransmit_hint: 0,
+            loss_marked_below: 0,
+            highest_sacked: None,
+            in_recovery: false,
+            recover: 0,
+            in_timeout_recovery: false,
+            duplicate_acks: 0,
+            inflation: 0,
+            partial_ack_seen: false,
+            limited_transmit_bytes: 0,
+            prr: None,
+            prr_window: 0,
+            undo: None,
+            first_retransmission_at: None,
+            frto_high_seq: None,
+            frto_send_new: false,
+            rack: Rack::default(),
+            rack_scan_from: 0,
+            retransmission_order: VecDeque::new(),
+            probe_outstanding: None,
+            ecn_recover: 0,
+            cwr_pending: false,
+            next_send_time: 0,
+            pacing_timer_pending: false,
+            rto_deadline: None,
+            reorder_deadline: None,
+            probe_deadline: None,
+            timer_event_at: None,
+            cwnd_limited: false,
+            max_packets_out: 0,
+            cwnd_usage_seq: 0,
+            app_limited: false,
+            delivered: 0,
+            delivered_time: 0,
+            first_sent_time: 0,
+            app_limited_until: 0,
+            lost_marks: 0,
+            lost_bytes: 0,
+            previous_sack: [(0, 0); MAX_SACK_BLOCKS],
+            previous_sack_count: 0,
+            held_acks: VecDeque::new(),
+            last_ack_sent_at: 0,
+        }
+    }
+
+    // ----- the application side -----
+
+    /// The application writes `bytes` more (or becomes an unlimited backlog with u64::MAX).
+    pub fn app_write(&mut self, bytes: u64, ctx: &mut EndpointContext) {
+        self.app_written = self.app_written.saturating_add(bytes);
+        if let Some(end) = self.stream_end {
+            self.app_written = self.app_written.min(end);
+        }
+        self.try_send(ctx);
+    }
+
+    /// A finite stream: the application will never write past `total` bytes.
+    pub fn set_stream_end(&mut self, total: u64) {
+        self.stream_end = Some(total);
+        self.app_written = self.app_written.min(total);
+    }
+
+    /// A backlogged application stops writing: nothing beyond what TCP already sent is pending.
+    pub fn app_pause(&mut self) {
+        self.app_written = self.app_written.min(self.snd_nxt);
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.stream_end.is_some_and(|end| self.snd_una >= end)
+    }
+
+    // ----- observers -----
+
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+
+    pub fn mss(&self) -> u64 {
+        self.config.mss
+    }
+
+    /// The window the sender is using now, in bytes: cwnd with NewReno/Reno inflation, or the
+    /// PRR window during SACK recovery.
+    pub fn effective_cwnd(&self) -> u64 {
+        let cwnd = self.cc.cwnd();
+        if !self.in_recovery {
+            return cwnd;
+        }
+        match self.config.recovery {
+            RecoveryMode::NewReno | RecoveryMode::Reno => (cwnd as i64 + self.inflation).max(0) as u64,
+            RecoveryMode::Sack if self.prr.is_some() => self.prr_window,
+            RecoveryMode::Sack => cwnd,
+        }
+    }
+
+    /// Bytes in flight: the pipe estimate in bytes (see the module docs).
+    pub fn bytes_in_flight(&self) -> u64 {
+        let mss = self.config.mss;
+        let outstanding = self.snd_nxt - self.snd_una;
+        let sack_credit = if self.uses_sack_credit() { self.sacked_count * mss } else { 0 };
+        let lost = self.lost_count * mss;
+        let back = self.retransmissions_in_flight * mss;
+        (outstanding + back).saturating_sub(sack_credit + lost)
+    }
+
+    fn uses_sack_credit(&self) -> bool {
+        self.config.recovery == RecoveryMode::Sack
+            && (self.in_recovery || self.in_timeout_recovery || self.config.limited_transmit)
+    }
+
+    fn packets_out(&self) -> u64 {
+        self.segments.len() as u64
+    }
+
+    fn is_cwnd_limited(&self) -> bool {
+        if self.cwnd_limited {
+            return true;
+        }
+        let in_slow_start = self.cc.cwnd() < self.cc.ssthresh();
+        in_slow_start && self.cc.cwnd() < 2 * self.max_packets_out * self.config.mss
+    }
+
+    fn segment_len(&self, start: u64) -> u64 {
+        let end = self.stream_end.unwrap_or(u64::MAX);
+        self.config.mss.min(end - start)
+    }
+
+    /// New data the application has written and the receiver's window allows now, if any.
+    fn sendable_new_segment(&self) -> Option<u64> {
+        let available = self.app_written.min(self.stream_end.unwrap_or(u64::MAX));
+        if self.snd_nxt >= available {
+            return None;
+        }
+        let length = self.segment_len(self.snd_nxt);
+        (self.snd_nxt + length - self.snd_una <= self.peer_window).then_some(length)
+    }
+
+    pub fn is_in_recovery(&self) -> bool {
+        self.in_recovery || self.in_timeout_recovery
+    }
+
+    // ----- scoreboard transitions (keep the counters exact) -----
+
+    /// Marks a segment lost: a segment sent once, or a retransmission that is lost in turn (it
+    /// then waits to be sent again).
+    fn mark_lost(&mut self, offset: usize) {
+        let segment = &mut self.segments[offset];
+        if segment.sacked || (segment.lost && !segment.retransmission_in_flight) {
+            return;
+        }
+        if !segment.lost {
+            segment.lost = true;
+            self.lost_count += 1;
+        }
+        self.lost_marks += 1;
+        self.lost_bytes += self.config.mss;
+        if segment.retransmission_in_flight {
+            segment.retransmission_in_flight = false;
+            self.retransmissions_in_flight -= 1;
+        }
+        self.retransmit_hint = self.retransmit_hint.min(offset as u64);
+    }
+
+    fn mark_sacked(&mut self, offset: usize) -> bool {
+        let segment = &mut self.segments[offset];
+        if segment.sacked {
+            return false;
+        }
+        segment.sacked = true;
+        self.sacked_count += 1;
+        self.highest_sacked = Some(self.highest_sacked.map_or(offset, |h| h.max(offset)));
+        if segment.lost {
+            self.lost_count -= 1;
+        }
+        if segment.retransmission_in_flight {
+            self.retransmissions_in_flight -= 1;
+        }
+        true
+    }
+
+    fn pop_acknowledged(&mut self) -> Segment {
+        let segment = self.segments.pop_front().expect("acknowledged segments are on the scoreboard");
+        if segment.sacked {
+            self.sacked_count -= 1;
+        } else {
+            if segment.lost {
+                self.lost_count -= 1;
+            }
+            if segment.retransmission_in_flight {
+                self.retransmissions_in_flight -= 1;
+            }
+        }
+        self.retransmit_hint = self.retransmit_hint.saturating_sub(1);
+        self.loss_marked_below = self.loss_marked_below.saturating_sub(1);
+        self.rack_scan_from = self.rack_scan_from.saturating_sub(1);
+        // Offsets shift down by one; the highest SACKed segment itself leaving means none is left.
+        self.highest_sacked = self.highest_sacked.and_then(|h| h.checked_sub(1));
+        segment
+    }
+
+    // ----- sending -----
+
+    /// Sends whatever the window, the receiver window, pacing and the application allow.
+    pub fn try_send(&mut self, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
+        let mut window_was_limit = false;
+        let mut sent_new = false;
+        loop {
+            if self.pacing_rate().is_some() && now < self.next_send_time {
+                if !self.pacing_timer_pending {
+                    self.pacing_timer_pending = true;
+                    ctx.events.schedule(self.next_send_time, crate::sim::Event::PacingTimer { flow: self.flow });
+                }
+                break;
+            }
+            let in_flight = self.bytes_in_flight();
+            let window = self.send_window();
+            // F-RTO step 2b: new data goes first, the lost-marked segments wait.
+            let retransmission = if self.frto_send_new { None } else { self.next_retransmission() };
+            let length = match retransmission {
+                Some(offset) => self.segment_len(self.snd_una + offset as u64 * self.config.mss),
+                None => match self.sendable_new_segment() {
+                    Some(length) => length,
+                    None => {
+                        let available = self.app_written.min(self.stream_end.unwrap_or(u64::MAX));
+                        if self.snd_nxt >= available && in_flight + self.config.mss <= window {
+                            self.app_limited = true;
+                            // Rate samples stay app-limited until this flight is delivered.
+                            self.app_limited_until = (self.delivered + in_flight).max(1);
+                        }
+                        break;
+                    }
+                },
+            };
+            if in_flight + length > window && in_flight > 0 {
+                window_was_limit = true;
+                break;
+            }
+            match retransmission {
+                Some(offset) => self.retransmit(offset, ctx),
+                None => {
+                    self.app_limited = false;
+                    self.send_new(length, ctx);
+                    sent_new = true;
+                }
+            }
+        }
+        self.update_cwnd_limited(window_was_limit);
+        if sent_new {
+            self.schedule_loss_probe(ctx);
+        }
+    }
+
+    /// The window for the pipe comparison: cwnd, NewReno inflation or PRR, RFC 3042 limited
+    /// transmit.
+    fn send_window(&self) -> u64 {
+        let cwnd = self.effective_cwnd();
+        let limited_transmit = self.config.limited_transmit
+            && self.config.recovery != RecoveryMode::Sack
+            && !self.in_recovery
+            && (1..=2).contains(&self.duplicate_acks);
+        if limited_transmit {
+            cwnd + self.duplicate_acks as u64 * self.config.mss
+        } else {
+            cwnd
+        }
+    }
+
+    /// The first lost segment not yet retransmitted (RFC 6675 NextSeg rule 1).
+    fn next_retransmission(&mut self) -> Option<usize> {
+        if self.lost_count == 0 {
+            return None;
+        }
+        let start = self.retransmit_hint as usize;
+        for offset in start..self.segments.len() {
+            let segment = &self.segments[offset];
+            if segment.lost && !segment.sacked && !segment.retransmission_in_flight {
+                self.retransmit_hint = offset as u64;
+                return Some(offset);
+            }
+        }
+        self.retransmit_hint = self.segments.len() as u64;
+        None
+    }
+
+    /// Resends the segment at `offset`: a lost one, or (for a tail loss probe) one not marked.
+    fn retransmit(&mut self, offset: usize, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
+        let start = self.snd_una + offset as u64 * self.config.mss;
+        let length = self.segment_len(start);
+        self.stamp_delivery_state(offset, now);
+        let segment = &mut self.segments[offset];
+        debug_assert!(!segment.retransmission_in_flight && !segment.sacked);
+        // A lost segment stays marked lost while its retransmission is in flight: the pipe
+        // counts it once (- lost + retransmitted). A probe of a segment not marked lost counts
+        // twice, original and probe, as in Linux.
+        segment.retransmission_in_flight = true;
+        segment.ever_retransmitted = true;
+        segment.sent_at = now;
+        self.retransmissions_in_flight += 1;
+        self.retransmit_hint = self.retransmit_hint.max(offset as u64 + 1);
+        self.retransmission_order.push_back((start, now));
+        self.first_retransmission_at.get_or_insert(now);
+        self.stats.retransmitted_segments += 1;
+        self.stats.retransmitted_bytes += length;
+        self.emit(start, length, false, true, ctx);
+    }
+
+    fn send_new(&mut self, length: u64, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
+        let start = self.snd_nxt;
+        self.segments.push_back(Segment { sent_at: now, ..Segment::default() });
+        self.stamp_delivery_state(self.segments.len() - 1, now);
+        self.snd_nxt += length;
+        if !self.in_recovery && !self.in_timeout_recovery && self.duplicate_acks > 0 {
+            self.limited_transmit_bytes += length;
+        }
+        let cwr = std::mem::take(&mut self.cwr_pending);
+        self.emit(start, length, cwr, false, ctx);
+    }
+
+    /// Records the connection's delivery state in a segment about to be sent. A send into an empty
+    /// pipe starts a new flight: its intervals start now.
+    fn stamp_delivery_state(&mut self, offset: usize, now: SimTime) {
+        if self.bytes_in_flight() == 0 {
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        let in_flight = self.bytes_in_flight() + self.config.mss;
+        let lost = self.lost_bytes;
+        let segment = &mut self.segments[offset];
+        segment.delivered = self.delivered;
+        segment.delivered_time = self.delivered_time;
+        segment.first_sent_time = self.first_sent_time;
+        segment.app_limited = self.app_limited_until != 0;
+        segment.tx_in_flight = in_flight;
+        segment.lost_at_send = lost;
+    }
+
+    /// Hands a data segment to the network. Retransmissions are never ECN-capable (RFC 3168
+    /// section 6.1.5: a router must not mark a packet the sender could not react to).
+    ///
+    /// Pacing charges the payload only, as Linux does (net/ipv4/tcp_output.c
+    /// `tcp_update_skb_after_send` spaces packets by the length of the data, before headers are
+    /// added) and as ns-3's pacing does: a rate estimated from delivered payload then sends that
+    /// payload rate, not 3.5% less.
+    fn emit(&mut self, start: u64, length: u64, cwr: bool, retransmission: bool, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
+        let wire_bytes = length + self.config.header_bytes;
+        let in_flight_before = self.bytes_in_flight().saturating_sub(length);
+        ctx.outbox.push(Packet {
+            kind: PacketKind::TcpData,
+            flow: self.flow,
+            destination: self.destination,
+            wire_bytes: wire_bytes as u32,
+            sequence: start,
+            payload_bytes: length as u32,
+            ecn: if self.config.ecn && !retransmission { Ecn::Ect } else { Ecn::NotEct },
+            cwr,
+            sent_at: now,
+            ts_echo: self.last_ack_sent_at,
+            ..Packet::default()
+        });
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += length;
+        if let Some(prr) = self.prr.as_mut().filter(|_| self.in_recovery) {
+            prr.on_sent(length);
+        }
+        self.cc.on_packet_sent(now, length, in_flight_before);
+        if let Some(rate) = self.pacing_rate() {
+            self.next_send_time = self.next_send_time.max(now) + transmission_time(length, rate.max(1));
+        }
+        if self.rto_deadline.is_none() {
+            self.arm_rto(ctx);
+        }
+    }
+
+    /// The rate the sender paces at: the algorithm's, or with the `pacing` option Linux's internal
+    /// rate. No pacing before the first RTT sample.
+    fn pacing_rate(&self) -> Option<u64> {
+        match self.cc.pacing_rate() {
+            Some(rate) => Some(rate),
+            None if self.config.pacing => self.linux_pacing_rate(),
+            None => None,
+        }
+    }
+
+    /// The algorithm's pacing rate, else Linux's `tcp_update_pacing_rate`: MSS x max(cwnd,
+    /// packets out) / srtt, times 2 while cwnd < ssthresh / 2 and 1.2 after (None before an RTT
+    /// sample). Linux keeps it for every socket; it paces by it only with fq or the option.
+    fn linux_pacing_rate(&self) -> Option<u64> {
+        if let Some(rate) = self.cc.pacing_rate() {
+            return Some(rate);
+        }
+        let srtt = self.rtt.srtt?;
+        let cwnd = self.cc.cwnd();
+        let percent: u128 = if cwnd < self.cc.ssthresh() / 2 { 200 } else { 120 };
+        let window = cwnd.max(self.packets_out() * self.config.mss) as u128;
+        let bits_per_second = window * 8 * percent * NANOS_PER_SEC as u128 / (100 * srtt.max(1) as u128);
+        Some(bits_per_second.min(u64::MAX as u128) as u64)
+    }
+
+    fn collect_events(&mut self, now: SimTime) {
+        while let Some(event) = self.cc.take_event() {
+            self.stats.events.push((now, event));
+        }
+    }
+
+    /// Linux tcp_cwnd_validate: remember whether the window was the limit over the last window.
+    fn update_cwnd_limited(&mut self, window_was_limit: bool) {
+        let packets_out = self.packets_out();
+        if self.snd_una >= self.cwnd_usage_seq
+            || window_was_limit
+            || (!self.cwnd_limited && packets_out > self.max_packets_out)
+        {
+            self.cwnd_limited = window_was_limit;
+            self.max_packets_out = packets_out;
+            self.cwnd_usage_seq = self.snd_nxt;
+        }
+    }
+}
