@@ -122,6 +122,11 @@ case("sim-seed-huge", with_sim("seed = 99999999999999999999"), "text:")
 case("sim-as-array", BASE.replace('[simulation]\nduration = "2s"', 'simulation = ["2s", 1]'), "key:simulation")
 case("sim-unknown-key", with_sim("speed = 3"), "key:simulation.speed")
 case("sim-max-events-string", with_sim('max_events = "many"'), "key:simulation.max_events")
+case("sim-capture-unknown-link", with_sim('capture = ["bottlenek"]'), "key:simulation.capture[0]")
+case("sim-capture-bad-direction", with_sim('capture = ["bottleneck:up"]'), "key:simulation.capture[0]")
+case("sim-capture-not-a-list", with_sim('capture = "bottleneck"'), "key:simulation.capture")
+case("sim-capture-too-large", BASE.replace('duration = "2s"', 'duration = "10000s"\nsample_interval = "10s"\ncapture = ["bottleneck"]'),
+     "key:simulation.capture")
 
 # ----- [tcp] -----
 for line, key in [('mss = "0B"', "tcp.mss"), ('mss = "1MB"', "tcp.mss"), ('mss = 1448', "tcp.mss"),

@@ -47,6 +47,8 @@ class Result:
     - ``queues``: per link direction per sample (queue length in packets and bytes).
     - ``events``: events algorithms reported (mode switches and the like), with time and flow.
     - ``scenario_toml``: the scenario as it ran, every default written out.
+    - ``captures``: pcap files of the link directions named in ``simulation.capture``, by file
+      name (``"bottleneck-forward.pcap"``), as bytes; ``save`` writes them.
     """
 
     flows = _table("flows", "One row per flow.")
@@ -64,6 +66,7 @@ class Result:
         self.files: list[Path] = []
         self._frames: dict[str, pd.DataFrame] = dict(tables)
         self._columns: dict[str, dict[str, Any]] = {}
+        self.captures: dict[str, bytes] = {}
 
     def __repr__(self) -> str:
         return f"Result(scenario={self.summary.get('scenario')!r}, flows={self.row_count('flows')})"
@@ -80,6 +83,7 @@ class Result:
         named = list(series.items())
         named.insert(2, ("name", [names[flow_id] for flow_id in series["flow_id"].tolist()]))
         result._columns["timeseries"] = dict(named)
+        result.captures = dict(raw.get("captures", {}))
         return result
 
     def row_count(self, name: str) -> int:
@@ -98,8 +102,8 @@ class Result:
         return [dict(zip(columns, row)) for row in zip(*columns.values())]
 
     def save(self, directory: str | Path, csv: bool = False) -> list[Path]:
-        """Writes Parquet tables, summary.json and scenario.toml into ``directory``; with ``csv``,
-        each table as CSV beside its Parquet file too."""
+        """Writes Parquet tables, summary.json, scenario.toml and any pcap captures into
+        ``directory``; with ``csv``, each table as CSV beside its Parquet file too."""
         out = _writable_folder(directory, "directory")
         written = []
         metadata = {"tcplab_version": self.summary["tcplab_version"]}
@@ -119,6 +123,10 @@ class Result:
             encoding="utf-8",
         )
         written += [summary_path, scenario_path]
+        for name, data in self.captures.items():
+            capture_path = out / name
+            capture_path.write_bytes(data)
+            written.append(capture_path)
         self.files = written
         return written
 

@@ -8,6 +8,7 @@
 //! `simulation` (the build of a network from a scenario, and the event loop that ties them
 //! together).
 
+pub mod capture;
 pub mod cc;
 pub mod histogram;
 pub mod metrics;

@@ -109,4 +109,6 @@ pub struct Results {
     pub queue_series: Table,
     /// Events algorithms reported (mode switches and the like): time, flow, event name.
     pub events: Table,
+    /// `simulation.capture`: pcap files by name ("bottleneck-forward.pcap").
+    pub captures: Vec<(String, Vec<u8>)>,
 }

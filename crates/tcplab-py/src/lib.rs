@@ -143,6 +143,11 @@ impl Simulation {
         out.set_item("flow_series", table_to_dict(py, &results.flow_series)?)?;
         out.set_item("queue_series", table_to_dict(py, &results.queue_series)?)?;
         out.set_item("events", table_to_dict(py, &results.events)?)?;
+        let captures = PyDict::new(py);
+        for (name, bytes) in &results.captures {
+            captures.set_item(name, pyo3::types::PyBytes::new(py, bytes))?;
+        }
+        out.set_item("captures", captures)?;
         Ok(out)
     }
 }

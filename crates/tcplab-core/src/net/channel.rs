@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use rand_distr::{Distribution, Normal};
 
 use crate::histogram::DelayHistogram;
-use crate::net::packet::{PacketId, PacketPool};
+use crate::net::packet::{Packet, PacketId, PacketPool};
 use crate::net::queue::{EnqueueOutcome, QueueDiscipline};
 use crate::sim::{unit_f64, Event, EventQueue, SimRng};
 use crate::time::{transmission_time, SimDuration, SimTime};
@@ -139,6 +139,8 @@ pub struct Channel {
     in_flight: VecDeque<(SimTime, u64, PacketId)>,
     /// Scratch list of packets a queue dropped (reused: no allocation per packet).
     dropped: Vec<PacketId>,
+    /// `simulation.capture`: every packet this direction transmitted, with the time it started.
+    pub capture: Option<Vec<(SimTime, Packet)>>,
 }
 
 impl Channel {
@@ -176,6 +178,7 @@ impl Channel {
             last_arrival: 0,
             in_flight: VecDeque::new(),
             dropped: Vec::new(),
+            capture: None,
         }
     }
 
@@ -258,6 +261,9 @@ impl Channel {
         self.stats.busy_time += serialisation;
         self.stats.transmitted_packets += 1;
         self.stats.transmitted_bytes += wire_bytes;
+        if let Some(captured) = &mut self.capture {
+            captured.push((now, *pool.get(packet)));
+        }
 
         let in_outage = self.outages.iter().any(|o| now >= o.start && now < o.end);
         if in_outage || self.loss.loses(&mut self.rng) {

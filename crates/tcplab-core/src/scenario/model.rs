@@ -46,6 +46,10 @@ pub struct SimulationSpec {
     /// wall time on one core).
     #[serde(default = "default_max_events")]
     pub max_events: u64,
+    /// Link directions to capture into pcap files: a link's name (both directions) or
+    /// "name:forward" / "name:reverse".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capture: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

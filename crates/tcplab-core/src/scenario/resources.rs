@@ -3,8 +3,8 @@
 //!
 //! The estimates are deliberately simple upper-range figures, not predictions:
 //! - memory: every time-series row (one per flow and one per link direction at each sample, kept
-//!   as columns and copied once into the results), each flow's state, and the packets the buffers
-//!   can hold;
+//!   as columns and copied once into the results), each flow's state, the packets the buffers
+//!   can hold, and captured packets (full-sized packets at each captured direction's rate);
 //! - events: packets per second on the busiest shared link (TCP flows cannot together exceed it),
 //!   times the hops and events a packet takes, plus each UDP source's sends and each on/off
 //!   application's toggles, which no link limits; plus the samples.
@@ -27,6 +27,8 @@ const PACKET_BYTES: f64 = 160.0;
 /// Events per packet and hop, counting the ACKs TCP sends back (measured: 1.3 per hop).
 const EVENTS_PER_PACKET_HOP: f64 = 1.5;
 const TYPICAL_PACKET_BITS: f64 = 1500.0 * 8.0;
+/// A captured packet: its copy during the run and its pcap record (headers only) after it.
+const CAPTURED_PACKET_BYTES: f64 = 250.0;
 
 impl Scenario {
     pub(super) fn check_resources(&self) -> Result<(), ScenarioError> {
@@ -39,6 +41,21 @@ impl Scenario {
         let limit = self.simulation.max_memory.0 as f64;
         if series + fixed > limit {
             return Err(self.memory_error(series, fixed, samples, flows, limit));
+        }
+        let captured = self.capture_bytes(duration_s);
+        if series + fixed + captured > limit {
+            return Err(ScenarioError::new(
+                "simulation.capture",
+                format!(
+                    "capturing {} for {} needs about {}, which with the rest of the run is more than \
+                     simulation.max_memory = {}; capture fewer link directions or a shorter run, or \
+                     raise simulation.max_memory",
+                    self.simulation.capture.join(", "),
+                    self.simulation.duration,
+                    human_bytes(captured),
+                    human_bytes(limit)
+                ),
+            ));
         }
         let (per_second, dominant) = self.events_per_second();
         let events = duration_s * per_second + samples;
@@ -90,6 +107,30 @@ impl Scenario {
                 ),
             )
         }
+    }
+
+    /// Captured packets, as full-sized packets at the rate of each captured direction (an entry
+    /// without a direction counts twice; names the topology does not give, such as generated
+    /// access links, count at the fastest link's rate).
+    fn capture_bytes(&self, duration_s: f64) -> f64 {
+        let fastest = self.links().map(|l| l.rate.bps()).max().unwrap_or(0) as f64;
+        self.simulation
+            .capture
+            .iter()
+            .map(|entry| {
+                let (name, directions) = match entry.split_once(':') {
+                    Some((name, _)) => (name, 1.0),
+                    None => (entry.as_str(), 2.0),
+                };
+                let named = self.links().find(|l| l.name.as_deref() == Some(name)).map(|l| l.rate.bps() as f64);
+                let rate = match (named, name) {
+                    (Some(rate), _) => rate,
+                    (None, "bottleneck") => self.topology.bottleneck.as_ref().map_or(fastest, |b| b.rate.bps() as f64),
+                    (None, _) => fastest,
+                };
+                directions * rate * duration_s / TYPICAL_PACKET_BITS * CAPTURED_PACKET_BYTES
+            })
+            .sum()
     }
 
     /// Link directions the topology will have: hosts are joined by one access link each.

@@ -75,6 +75,7 @@ impl Simulation {
         builder.network.compute_routes();
         let paths = FlowPaths::measure(&builder.network, &plans)?;
         builder.install_queues(&scenario.topology, &paths, largest_packet(&plans, &scenario));
+        builder.start_captures(&scenario.simulation.capture)?;
 
         let mut simulation = Simulation {
             end: scenario.simulation.duration.nanos(),
@@ -328,6 +329,38 @@ impl NetworkBuilder {
             });
             self.channel_labels.push((name.to_string(), label));
         }
+    }
+
+    /// `simulation.capture`: each entry is a link's name (both directions) or "name:direction".
+    fn start_captures(&mut self, entries: &[String]) -> Result<(), ScenarioError> {
+        for (index, entry) in entries.iter().enumerate() {
+            let (link, direction) = match entry.split_once(':') {
+                Some((link, direction)) => (link, Some(direction)),
+                None => (entry.as_str(), None),
+            };
+            let key = format!("simulation.capture[{index}]");
+            if let Some(direction) = direction.filter(|d| !["forward", "reverse"].contains(d)) {
+                return Err(ScenarioError::new(
+                    key,
+                    format!("'{direction}' is not a direction: write '{link}', '{link}:forward' or '{link}:reverse'"),
+                ));
+            }
+            let mut found = false;
+            for (channel, (name, label)) in self.network.channels.iter_mut().zip(&self.channel_labels) {
+                if name == link && direction.is_none_or(|d| d == *label) {
+                    channel.capture.get_or_insert_with(Vec::new);
+                    found = true;
+                }
+            }
+            if !found {
+                let mut names: Vec<&str> = self.channel_labels.iter().map(|(name, _)| name.as_str()).collect();
+                names.dedup();
+                let shown = names.iter().take(12).copied().collect::<Vec<_>>().join(", ");
+                let more = if names.len() > 12 { format!(" and {} more", names.len() - 12) } else { String::new() };
+                return Err(ScenarioError::new(key, format!("no link named '{link}'; links: {shown}{more}")));
+            }
+        }
+        Ok(())
     }
 
     /// Every channel's queue discipline, its buffer resolved against the BDP of the flows crossing

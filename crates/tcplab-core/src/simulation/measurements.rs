@@ -3,6 +3,7 @@
 
 use super::flows::{TcpFlow, UdpFlow};
 use super::Simulation;
+use crate::capture::{pcap_bytes, FlowEndpoints};
 use crate::metrics::{
     events_table, flow_table, jain_index, link_table, FlowRow, FlowSample, QueueSample, ReportedEvent,
 };
@@ -102,7 +103,25 @@ impl Simulation {
             links: link_table(&self.network, &self.channel_labels, duration),
             flow_series: self.series.flow_table(),
             queue_series: self.series.queue_table(&self.channel_labels),
+            captures: self.captures(),
         }
+    }
+
+    /// A pcap file per captured link direction (see `capture.rs`).
+    fn captures(&self) -> Vec<(String, Vec<u8>)> {
+        let endpoints = FlowEndpoints {
+            tcp: self.tcp.iter().map(|f| (f.source, f.sink)).collect(),
+            udp: self.udp.iter().map(|f| (f.source, f.sink)).collect(),
+        };
+        self.network
+            .channels
+            .iter()
+            .zip(&self.channel_labels)
+            .filter_map(|(channel, (link, direction))| {
+                let packets = channel.capture.as_ref()?;
+                Some((format!("{link}-{direction}.pcap"), pcap_bytes(packets, &endpoints)))
+            })
+            .collect()
     }
 
     /// `index` is the flow's place among the TCP flows, which its packets carry.
