@@ -51,6 +51,11 @@ pub(super) struct AckProgress {
     pub(super) original_delivered: bool,
     /// SACK blocks reported data not reported before.
     pub(super) new_sack_info: bool,
+    /// RACK must see every delivered segment of this ACK. Not needed while nothing is SACKed,
+    /// lost or resent: then no outstanding segment can be judged by RACK, no reordering can be
+    /// seen, and the first SACK (sent after every segment delivered so far) brings RACK up to
+    /// date; skipping saves a call per segment in the common case.
+    rack_tracks: bool,
     rate: RateSample,
 }
 
@@ -126,7 +131,8 @@ impl TcpSender {
         let lost_marks_before = self.lost_marks;
 
         // 1. Cumulative acknowledgement, then 2. SACK information, then RTT and rate samples.
-        let mut progress = AckProgress::default();
+        let quiet = self.sacked_count == 0 && self.lost_count == 0 && self.retransmissions_in_flight == 0;
+        let mut progress = AckProgress { rack_tracks: self.config.rack && !quiet, ..AckProgress::default() };
         self.take_cumulative_ack(ack.ack, now, &mut progress);
         self.take_sack_blocks(ack, now, &mut progress);
         let (rtt_sample, delivery_rate) = self.sample_rtt_and_rate(now, ack, ack_advances, &progress);
@@ -220,7 +226,7 @@ impl TcpSender {
             if !segment.sacked {
                 progress.newly_acked_bytes += length;
                 progress.newly_acked_segments += 1;
-                self.on_delivered(&segment, start, length, now, &mut progress.rate);
+                self.on_delivered(&segment, start, length, now, progress);
             }
             self.snd_una += length;
         }
@@ -240,6 +246,7 @@ impl TcpSender {
         let mss = self.config.mss;
         let previous = self.previous_sack;
         let previous = &previous[..self.previous_sack_count];
+        progress.rack_tracks |= self.config.rack && ack.sack_count > 0;
         for &(block_start, block_end) in ack.sack_blocks() {
             for (start, end) in unreported_parts(block_start, block_end, previous) {
                 if end <= self.snd_una {
@@ -258,7 +265,7 @@ impl TcpSender {
                         let length = self.segment_len(segment_start);
                         progress.newly_acked_bytes += length;
                         progress.newly_acked_segments += 1;
-                        self.on_delivered(&segment, segment_start, length, now, &mut progress.rate);
+                        self.on_delivered(&segment, segment_start, length, now, progress);
                     }
                 }
             }
@@ -317,7 +324,8 @@ impl TcpSender {
     }
     /// Credits one newly delivered segment: counts it, keeps the rate sample of the most recently
     /// sent delivered segment, and tells RACK.
-    fn on_delivered(&mut self, segment: &Segment, start: u64, length: u64, now: SimTime, sample: &mut RateSample) {
+    fn on_delivered(&mut self, segment: &Segment, start: u64, length: u64, now: SimTime, progress: &mut AckProgress) {
+        let sample = &mut progress.rate;
         self.delivered += length;
         self.delivered_time = now;
         if sample.prior_delivered.is_none_or(|prior| segment.delivered >= prior) {
@@ -329,7 +337,7 @@ impl TcpSender {
             sample.lost_at_send = segment.lost_at_send;
             self.first_sent_time = segment.sent_at;
         }
-        if self.config.rack {
+        if progress.rack_tracks {
             let min_rtt = self.rtt.min_rtt.unwrap_or(0);
             self.rack.on_delivered(now, segment.sent_at, start + length, segment.ever_retransmitted, min_rtt);
         }

@@ -38,7 +38,10 @@ impl TcpSender {
     /// for the earliest one still within it.
     pub(super) fn rack_mark_losses(&mut self, now: SimTime) {
         self.reorder_deadline = None;
-        if self.rack.latest_send_time().is_none() {
+        // Nothing SACKed, lost or resent: every outstanding segment left after every delivered
+        // one, so none can be judged (the common case, checked first).
+        let nothing_to_judge = self.sacked_count == 0 && self.lost_count == 0 && self.retransmissions_in_flight == 0;
+        if nothing_to_judge || self.rack.latest_send_time().is_none() {
             return;
         }
         let window = self.rack.reorder_window(

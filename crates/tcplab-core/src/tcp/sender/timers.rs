@@ -17,11 +17,12 @@ impl TcpSender {
 
     /// Makes sure a timer event is pending no later than the earliest deadline.
     pub(super) fn schedule_timer_event(&mut self, ctx: &mut EndpointContext) {
-        let Some(earliest) =
-            [self.rto_deadline, self.reorder_deadline, self.probe_deadline].into_iter().flatten().min()
-        else {
-            return;
-        };
+        // Written out rather than as an iterator's min: this runs several times per ACK.
+        let mut earliest = self.rto_deadline;
+        for deadline in [self.reorder_deadline, self.probe_deadline].into_iter().flatten() {
+            earliest = Some(earliest.map_or(deadline, |e| e.min(deadline)));
+        }
+        let Some(earliest) = earliest else { return };
         if self.timer_event_at.is_none_or(|at| at > earliest) {
             self.timer_event_at = Some(earliest);
             ctx.events.schedule(earliest, Event::RetransmitTimer { flow: self.flow });
