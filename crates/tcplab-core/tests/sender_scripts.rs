@@ -31,6 +31,7 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         prr: false,
         timestamps: false,
         frto: false,
+        undo: true,
         rto_formula: tcplab_core::tcp::RtoFormula::Rfc6298,
         quick_ack_segments: 0,
         limited_transmit: true,

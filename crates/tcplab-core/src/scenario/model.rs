@@ -328,6 +328,8 @@ pub struct TcpSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frto: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undo: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto_formula: Option<RtoFormula>,
     /// Segments the receiver ACKs at once before delayed ACKs start (Linux quick-ACK mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]

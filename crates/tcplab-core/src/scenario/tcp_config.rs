@@ -66,6 +66,7 @@ impl TcpSpec {
             prr: full.prr.expect("defaults fill every key"),
             timestamps: full.timestamps.expect("defaults fill every key"),
             frto: full.frto.expect("defaults fill every key"),
+            undo: full.undo.expect("defaults fill every key"),
             rto_formula: full.rto_formula.expect("defaults fill every key"),
             quick_ack_segments: quick_acks,
             limited_transmit: full.limited_transmit.expect("defaults fill every key"),

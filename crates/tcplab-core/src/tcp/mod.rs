@@ -70,6 +70,9 @@ pub struct TcpConfig {
     pub timestamps: bool,
     /// F-RTO (RFC 5682, SACK-enhanced as Linux): detect a spurious timeout and undo it.
     pub frto: bool,
+    /// Undo reductions found spurious (Eifel with timestamps, F-RTO), as Linux does; ns-2 and
+    /// ns-3 never undo.
+    pub undo: bool,
     pub rto_formula: RtoFormula,
     /// The first segments a receiver ACKs at once, before delayed ACKs start (Linux quick-ACK
     /// mode); 0 turns it off.

@@ -262,7 +262,7 @@ impl TcpSender {
         progress: &AckProgress,
         now: SimTime,
     ) {
-        if self.undo.is_none() || !(self.in_recovery || self.in_timeout_recovery) {
+        if !self.config.undo || self.undo.is_none() || !(self.in_recovery || self.in_timeout_recovery) {
             return;
         }
         let original_echoed = self.config.timestamps
