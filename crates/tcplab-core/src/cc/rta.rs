@@ -16,8 +16,10 @@
 //!   tests "current below, previous two above", which would fire on the first low sample after
 //!   high ones and contradicts the text's low-pass intent. tcplab follows the text.
 //! - The lower threshold is a parameter (300 ms in the text, 500 ms in Algorithm 1; default 300).
-//! - At a switch cwnd, ssthresh and the byte counter carry over; Hybla's rho is computed from the
-//!   smallest smoothed RTT seen since the switch, so that the old path's RTT does not set it.
+//! - At a switch cwnd, ssthresh and the byte counter carry over. Hybla's rho comes from the
+//!   smallest RTT sample since the switch (`rho_from = "samples"`): the smoothed RTT still carries
+//!   the old path's history for several RTTs (on a 20 ms -> 900 ms step it gives rho = 18 where
+//!   the samples give 35). `rho_from = "srtt"` keeps the smallest smoothed RTT since the switch.
 //! - The x10 BDP boost: at a switch, ssthresh is raised to at least 10 x (the delivery rate at the
 //!   switch, or cwnd / srtt without one) x the current RTT sample, letting slow start fill the
 //!   new path quickly. cwnd itself is not changed.
@@ -48,6 +50,18 @@ pub struct RtaConfig {
     pub two_thirds_ssthresh: bool,
     pub bdp_boost: bool,
     pub bdp_boost_factor: f64,
+    /// Which RTT sets Hybla's rho after a switch.
+    pub rho_from: RhoSource,
+}
+
+/// The RTT Hybla's rho is computed from after a switch (the smallest since the switch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RhoSource {
+    /// Per-ACK RTT samples.
+    Samples,
+    /// The sender's smoothed RTT.
+    Srtt,
 }
 
 impl Default for RtaConfig {
@@ -61,6 +75,7 @@ impl Default for RtaConfig {
             two_thirds_ssthresh: true,
             bdp_boost: true,
             bdp_boost_factor: 10.0,
+            rho_from: RhoSource::Samples,
         }
     }
 }
@@ -114,6 +129,12 @@ const PARAMS: &[ParamSpec] = &[
         unit: "BDP",
         description: "the multiple (paper: 10)",
     },
+    ParamSpec {
+        name: "rho_from",
+        kind: ParamKind::Choice { allowed: &["samples", "srtt"] },
+        unit: "",
+        description: "the RTT that sets Hybla's rho after a switch: the smallest sample or smoothed RTT since it",
+    },
 ];
 
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -154,7 +175,8 @@ pub struct Rta {
     bytes_acked: u64,
     /// Hybla's fractional window increase carried between ACKs, bytes.
     fraction: f64,
-    min_srtt_since_switch: Option<SimDuration>,
+    /// The smallest RTT (sample or smoothed, as `rho_from` says) since the last switch.
+    min_rtt_since_switch: Option<SimDuration>,
     pending_event: Option<&'static str>,
 }
 
@@ -170,13 +192,13 @@ impl Rta {
             ssthresh: u64::MAX,
             bytes_acked: 0,
             fraction: 0.0,
-            min_srtt_since_switch: None,
+            min_rtt_since_switch: None,
             pending_event: None,
         }
     }
 
     pub fn rho(&self) -> f64 {
-        let rtt = self.min_srtt_since_switch.unwrap_or(self.recent_rtts[0]);
+        let rtt = self.min_rtt_since_switch.unwrap_or(self.recent_rtts[0]);
         (rtt as f64 / self.config.rtt0.nanos() as f64).max(1.0)
     }
 
@@ -192,7 +214,10 @@ impl Rta {
         };
         if let Some(mode) = switch_to {
             self.mode = mode;
-            self.min_srtt_since_switch = None;
+            self.min_rtt_since_switch = match self.config.rho_from {
+                RhoSource::Samples => Some(rtt),
+                RhoSource::Srtt => None,
+            };
             self.fraction = 0.0;
             self.pending_event = Some(match mode {
                 Mode::Hybla => "switch_to_hybla",
@@ -260,8 +285,14 @@ impl Rta {
 
 impl CongestionControl for Rta {
     fn on_ack(&mut self, ack: &AckEvent) {
-        if ack.srtt > 0 && self.min_srtt_since_switch.is_none_or(|m| ack.srtt < m) {
-            self.min_srtt_since_switch = Some(ack.srtt);
+        let rtt_for_rho = match self.config.rho_from {
+            RhoSource::Samples => ack.rtt_sample,
+            RhoSource::Srtt => Some(ack.srtt).filter(|&s| s > 0),
+        };
+        if let Some(rtt) = rtt_for_rho {
+            if self.min_rtt_since_switch.is_none_or(|m| rtt < m) {
+                self.min_rtt_since_switch = Some(rtt);
+            }
         }
         if let Some(rtt) = ack.rtt_sample {
             self.observe_rtt(rtt, ack);
@@ -423,5 +454,23 @@ mod tests {
         });
         // Congestion avoidance: rho^2 / cwnd = 1296 / 200 segments = 6.48 segments = 6480 bytes.
         assert_eq!(r.cwnd, 206_480);
+    }
+
+    #[test]
+    fn rho_after_a_switch_comes_from_the_samples_not_the_lagging_srtt() {
+        // A 20 ms path steps to 900 ms: the samples say 900 ms at once, while the smoothed RTT
+        // still carries the old path (450 ms here).
+        let ack = |rtt: u64, srtt: u64| AckEvent { rtt_sample: Some(rtt * MS), srtt: srtt * MS, ..AckEvent::default() };
+        let mut by_samples = rta(RtaConfig { bdp_boost: false, ..RtaConfig::default() });
+        let mut by_srtt = rta(RtaConfig { bdp_boost: false, rho_from: RhoSource::Srtt, ..RtaConfig::default() });
+        for r in [&mut by_samples, &mut by_srtt] {
+            r.on_ack(&ack(20, 20));
+            for srtt in [130, 250, 350, 450] {
+                r.on_ack(&ack(900, srtt));
+            }
+            assert_eq!(r.mode, Mode::Hybla);
+        }
+        assert_eq!(by_samples.rho(), 36.0, "900 / 25 ms");
+        assert_eq!(by_srtt.rho(), 18.0, "450 / 25 ms");
     }
 }
