@@ -16,8 +16,12 @@
 //! - the weighted average of recent RTTs is over the last 8 samples with weights 1..8 (newest
 //!   heaviest); a window counts as congested only if it also exceeds the minimum RTT by
 //!   `rtt_rise` (default 0: any queue), so jitter on an empty path does not cut the window;
-//! - "+7 segments" and "-2%" apply once per calm window; the raised threshold applies from the
-//!   first calm window after a congested one and decays by the 2% steps;
+//! - "+7 segments" is per RTT while calm (`calm_increase_per = "rtt"`, the default: 7 x the
+//!   acknowledged fraction of cwnd on every ACK, so 7 segments per window of data), the "more
+//!   aggressive" growth the paper describes; `"window"` adds them once per 100 ms window, which at
+//!   the paper's 4 ms RTT is 0.28 segments per RTT, little more than NewReno. "-2%" applies once
+//!   per calm window; the raised threshold applies from the first calm window after a congested
+//!   one and decays by the 2% steps;
 //! - between windows cwnd follows NewReno (RFC 5681 per-ACK growth); losses are NewReno's.
 
 use std::collections::VecDeque;
@@ -33,6 +37,16 @@ use super::{
 use crate::time::{SimDuration, SimTime, NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::Duration;
 
+/// What the calm increase is counted per (the paper: "7 segments", without the unit of time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CalmIncreasePer {
+    /// Per RTT: on every ACK, the increase times the acknowledged fraction of cwnd.
+    Rtt,
+    /// Once per frequency window (100 ms).
+    Window,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TcpDoConfig {
@@ -41,8 +55,9 @@ pub struct TcpDoConfig {
     pub window: Duration,
     /// Congestion threshold at the start, oscillations per millisecond.
     pub initial_threshold: f64,
-    /// Segments added per calm window.
+    /// Segments added while calm, per RTT or per window (`calm_increase_per`).
     pub calm_increase: u32,
+    pub calm_increase_per: CalmIncreasePer,
     /// Threshold multiplier per calm window (the paper's -2%).
     pub calm_threshold_factor: f64,
     /// Samples in the weighted RTT average.
@@ -58,6 +73,7 @@ impl Default for TcpDoConfig {
             window: Duration(100 * NANOS_PER_MILLI),
             initial_threshold: 1.0,
             calm_increase: 7,
+            calm_increase_per: CalmIncreasePer::Rtt,
             calm_threshold_factor: 0.98,
             rtt_history: 8,
             rtt_rise: 0.0,
@@ -88,7 +104,13 @@ const PARAMS: &[ParamSpec] = &[
         name: "calm_increase",
         kind: ParamKind::Integer { min: 0, max: 1000 },
         unit: "segments",
-        description: "cwnd increase per calm window (paper: 7)",
+        description: "cwnd increase while calm (paper: 7)",
+    },
+    ParamSpec {
+        name: "calm_increase_per",
+        kind: ParamKind::Choice { allowed: &["rtt", "window"] },
+        unit: "",
+        description: "the calm increase is per RTT (ACK-clocked) or once per 100 ms window",
     },
     ParamSpec {
         name: "calm_threshold_factor",
@@ -222,7 +244,9 @@ impl TcpDo {
                 self.threshold *= recovery_factor(severity);
             }
             self.threshold *= self.config.calm_threshold_factor;
-            self.window.cwnd += self.config.calm_increase as u64 * self.window.mss;
+            if self.config.calm_increase_per == CalmIncreasePer::Window {
+                self.window.cwnd += self.config.calm_increase as u64 * self.window.mss;
+            }
         }
         self.clamp_threshold();
     }
@@ -242,9 +266,14 @@ impl CongestionControl for TcpDo {
                 self.close_window(ack.now - start);
             }
         }
-        // NewReno growth between windows.
+        // NewReno growth between windows, plus the calm increase when it is per RTT.
         if ack.may_raise_cwnd() && ack.acked_bytes > 0 {
             self.window.rfc5681_increase(ack.acked_bytes, 1);
+            if self.config.calm_increase_per == CalmIncreasePer::Rtt && !self.congested {
+                let per_rtt = self.config.calm_increase as u64 * self.window.mss;
+                self.window.cwnd +=
+                    (per_rtt as u128 * ack.acked_bytes as u128 / self.window.cwnd.max(1) as u128) as u64;
+            }
         }
     }
 
@@ -320,11 +349,29 @@ mod tests {
         assert!((d.frequency - 3.0).abs() < 1e-12);
         assert_eq!(d.window.cwnd, 70_000);
         assert!(d.congested);
-        // The next calm window: threshold x 1.5 (recovery) x 0.98 (calm), cwnd + 7 segments.
+        // The next calm window: threshold x 1.5 (recovery) x 0.98 (calm). Per RTT (the default),
+        // the calm increase comes with the ACKs: a window of 70 ACKed segments adds 7 segments
+        // beyond NewReno's one.
         d.oscillations = 10;
         d.close_window(100 * NANOS_PER_MILLI);
         assert!((d.threshold - 1.47).abs() < 1e-12, "{}", d.threshold);
-        assert_eq!(d.window.cwnd, 77_000);
+        assert_eq!(d.window.cwnd, 70_000);
+        d.window.ssthresh = 70_000;
+        for _ in 0..70 {
+            d.on_ack(&AckEvent { acked_bytes: 1000, acked_segments: 1, snd_una_advanced: true, ..AckEvent::default() });
+        }
+        let segments = d.window.cwnd as f64 / 1000.0;
+        assert!((77.5..78.5).contains(&segments), "{segments} segments: 70 + about 1 (NewReno) + 7");
+        // Per window: 7 segments at once when the window closes.
+        let mut per_window = TcpDo::new(
+            TcpDoConfig { calm_increase_per: CalmIncreasePer::Window, ..TcpDoConfig::default() },
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+        );
+        per_window.window.cwnd = 70_000;
+        per_window.history = VecDeque::from(vec![1000 * US]);
+        per_window.min_rtt = Some(1000 * US);
+        per_window.close_window(100 * NANOS_PER_MILLI);
+        assert_eq!(per_window.window.cwnd, 77_000);
         // Pure jitter on an empty path (RTT at its minimum) is not congestion.
         let mut quiet = tcp_do();
         quiet.history = VecDeque::from(vec![1000 * US]);
