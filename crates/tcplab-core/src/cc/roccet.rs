@@ -3,12 +3,15 @@
 //!
 //! Followed from the paper (section IV) and the facts the authors' code fixes:
 //! - srRTT = EWMA (weight alpha = 0.2) of (RTT - RTT_min) / RTT_min in percent, per ACK, from the
-//!   raw per-ACK RTT sample; RTT_min is the smallest sample. The bound is 100% plus a jitter
-//!   allowance 100 |RTT_n - RTT_n-1| / RTT_min.
+//!   raw per-ACK RTT sample; RTT_min is the smallest sample. ORBITER's bound is 100% plus a jitter
+//!   allowance 100 |RTT_n - RTT_n-1| / RTT_min; LAUNCH's is the plain 100% (the authors' module
+//!   applies the allowance in ORBITER only).
 //! - LAUNCH (slow start): ACKs and cum_cwnd are counted over 100 ms intervals; when they differ by
 //!   at least 10 segments and srRTT is above the bound, slow start ends: the first time by halving
-//!   cwnd (ssthresh = cwnd), later times by a CUBIC congestion event. Losses in slow start are
-//!   ignored (ssthresh kept; a timeout still restarts from one segment, as the Linux core does).
+//!   cwnd (ssthresh = cwnd), later times by a CUBIC congestion event. A loss in slow start ends
+//!   it too with ssthresh = cwnd (`launch_loss = "exit"`, as the authors' published module does;
+//!   ignoring it, the paper's reading, keeps a flow on a 1-BDP buffer in slow start for ever);
+//!   a timeout is CUBIC's, as the Linux core asks the module for ssthresh.
 //! - ORBITER (congestion avoidance, CUBIC growth): every 5 RTTs, if the ACKs fall more than 20%
 //!   short of cum_cwnd and srRTT is above the bound, a ROCCET event: W_max is only raised,
 //!   cwnd = max(0.7 cwnd, 2), ssthresh = cwnd, then 100 ms without any cwnd change (drain).
@@ -41,6 +44,17 @@ pub enum CumCwndRtt {
     Smoothed,
 }
 
+/// A loss (fast retransmit or ECN) in LAUNCH.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LaunchLoss {
+    /// Slow start ends with ssthresh = cwnd (the authors' kernel module).
+    Exit,
+    /// Ignored: slow start goes on (the paper's text); a timeout restarts from one segment with
+    /// ssthresh kept.
+    Ignore,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RoccetConfig {
@@ -57,6 +71,8 @@ pub struct RoccetConfig {
     pub orbiter_rtts: u32,
     pub drain: Duration,
     pub jitter_allowance: bool,
+    /// What a loss in LAUNCH does.
+    pub launch_loss: LaunchLoss,
     pub ignore_loss: bool,
     pub rtt_min_reestimate: bool,
     pub cum_cwnd_rtt: CumCwndRtt,
@@ -80,6 +96,7 @@ impl Default for RoccetConfig {
             orbiter_rtts: 5,
             drain: Duration(100 * NANOS_PER_MILLI),
             jitter_allowance: true,
+            launch_loss: LaunchLoss::Exit,
             ignore_loss: false,
             rtt_min_reestimate: false,
             cum_cwnd_rtt: CumCwndRtt::Min,
@@ -140,6 +157,12 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Bool,
         unit: "",
         description: "raise the bound by 100 |RTT_n - RTT_n-1| / RTT_min",
+    },
+    ParamSpec {
+        name: "launch_loss",
+        kind: ParamKind::Choice { allowed: &["exit", "ignore"] },
+        unit: "",
+        description: "a loss in LAUNCH ends slow start with ssthresh = cwnd (authors' module) or is ignored (paper)",
     },
     ParamSpec {
         name: "ignore_loss",
@@ -302,7 +325,7 @@ impl Roccet {
 
     fn launch(&mut self, now: SimTime) {
         let difference = (self.interval_acks - self.interval_cum_cwnd).abs();
-        if difference >= self.config.launch_ack_difference as f64 && self.above_bound() {
+        if difference >= self.config.launch_ack_difference as f64 && self.sr_rtt > self.config.srrtt_bound {
             if self.first_slow_start_done {
                 self.cubic.on_congestion_event(&CongestionEvent {
                     now,
@@ -370,9 +393,16 @@ impl CongestionControl for Roccet {
 
     fn on_congestion_event(&mut self, event: &CongestionEvent) {
         let in_slow_start = self.cubic.window.in_slow_start();
+        let ignore_in_launch = in_slow_start && self.config.launch_loss == LaunchLoss::Ignore;
         match event.kind {
-            CongestionKind::FastRetransmit | CongestionKind::Ecn if in_slow_start || self.config.ignore_loss => {}
-            CongestionKind::Timeout if in_slow_start || self.config.ignore_loss => {
+            CongestionKind::FastRetransmit | CongestionKind::Ecn if self.config.ignore_loss || ignore_in_launch => {}
+            CongestionKind::FastRetransmit | CongestionKind::Ecn if in_slow_start => {
+                // The authors' module: slow start ends where it is, without a reduction.
+                self.cubic.window.ssthresh = self.cubic.window.cwnd;
+                self.first_slow_start_done = true;
+                self.pending_event = Some("roccet_launch_exit");
+            }
+            CongestionKind::Timeout if self.config.ignore_loss || ignore_in_launch => {
                 // The Linux core still restarts from one segment; ssthresh is kept.
                 self.cubic.window.cwnd = 1;
             }
