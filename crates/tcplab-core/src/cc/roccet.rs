@@ -397,8 +397,9 @@ impl CongestionControl for Roccet {
         match event.kind {
             CongestionKind::FastRetransmit | CongestionKind::Ecn if self.config.ignore_loss || ignore_in_launch => {}
             CongestionKind::FastRetransmit | CongestionKind::Ecn if in_slow_start => {
-                // The authors' module: slow start ends where it is, without a reduction.
-                self.cubic.window.ssthresh = self.cubic.window.cwnd;
+                // The authors' module: slow start ends where it is, without a reduction (ssthresh
+                // at least two segments, as everywhere).
+                self.cubic.window.ssthresh = self.cubic.window.cwnd.max(2);
                 self.first_slow_start_done = true;
                 self.pending_event = Some("roccet_launch_exit");
             }
