@@ -21,7 +21,8 @@
 //!
 //! Decisions the paper leaves open (docs/algorithms/roccet.md): cum_cwnd over an interval is the
 //! sum of the cwnds of its RTTs, accumulated per ACK as cwnd x elapsed / RTT (RTT_min by default,
-//! or the smoothed RTT); "5 RTTs" are five RTT_min; the LAUNCH condition uses the absolute
+//! or the smoothed RTT); "5 RTTs" are five RTT_min (`orbiter_period_rtt = "latest"`: five of the
+//! latest RTT, at most 1 s, as the authors' module); the LAUNCH condition uses the absolute
 //! difference; during the drain no growth and no ROCCET event happen, but a loss still reduces.
 
 use serde::{Deserialize, Serialize};
@@ -42,6 +43,16 @@ pub enum CumCwndRtt {
     Min,
     /// cwnd per smoothed RTT: only changes in the delivery rate show.
     Smoothed,
+}
+
+/// The RTT ORBITER's check period is a multiple of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OrbiterPeriodRtt {
+    /// RTT_min (the paper's "every 5 RTTs" read as round trips of the path).
+    Min,
+    /// The latest RTT sample, the period capped at 1 s (the authors' module).
+    Latest,
 }
 
 /// A loss (fast retransmit or ECN) in LAUNCH.
@@ -69,6 +80,8 @@ pub struct RoccetConfig {
     pub launch_interval: Duration,
     /// ORBITER checks every this many minimum RTTs.
     pub orbiter_rtts: u32,
+    /// Which RTT ORBITER's period counts.
+    pub orbiter_period_rtt: OrbiterPeriodRtt,
     pub drain: Duration,
     pub jitter_allowance: bool,
     /// What a loss in LAUNCH does.
@@ -94,6 +107,7 @@ impl Default for RoccetConfig {
             launch_ack_difference: 10,
             launch_interval: Duration(100 * NANOS_PER_MILLI),
             orbiter_rtts: 5,
+            orbiter_period_rtt: OrbiterPeriodRtt::Min,
             drain: Duration(100 * NANOS_PER_MILLI),
             jitter_allowance: true,
             launch_loss: LaunchLoss::Exit,
@@ -145,6 +159,12 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Integer { min: 1, max: 1000 },
         unit: "RTTs",
         description: "ORBITER checks every this many minimum RTTs",
+    },
+    ParamSpec {
+        name: "orbiter_period_rtt",
+        kind: ParamKind::Choice { allowed: &["min", "latest"] },
+        unit: "",
+        description: "ORBITER's period counts minimum RTTs (paper) or the latest RTT, capped at 1 s (authors' module)",
     },
     ParamSpec {
         name: "drain",
@@ -352,6 +372,15 @@ impl Roccet {
         }
     }
 
+    /// ORBITER's check period: `orbiter_rtts` RTTs, as `orbiter_period_rtt` says.
+    fn orbiter_period(&self) -> SimDuration {
+        let rtts = self.config.orbiter_rtts as u64;
+        match (self.config.orbiter_period_rtt, self.last_rtt) {
+            (OrbiterPeriodRtt::Latest, Some(latest)) => (rtts * latest).min(NANOS_PER_SEC),
+            _ => rtts * self.rtt_min.unwrap_or(NANOS_PER_SEC),
+        }
+    }
+
     fn in_drain(&self, now: SimTime) -> bool {
         self.drain_until.is_some_and(|until| now < until)
     }
@@ -366,11 +395,7 @@ impl CongestionControl for Roccet {
         let now = ack.now;
         let start = *self.interval_start.get_or_insert(now);
         let in_slow_start = self.cubic.window.in_slow_start();
-        let interval = if in_slow_start {
-            self.config.launch_interval.nanos()
-        } else {
-            self.config.orbiter_rtts as u64 * self.rtt_min.unwrap_or(NANOS_PER_SEC)
-        };
+        let interval = if in_slow_start { self.config.launch_interval.nanos() } else { self.orbiter_period() };
         let draining = self.in_drain(now);
         if now - start >= interval {
             if !draining && ack.may_raise_cwnd() {
@@ -556,5 +581,22 @@ mod tests {
             snd_nxt: 0,
         });
         assert_eq!(r.cubic.window.cwnd, cwnd);
+    }
+
+    #[test]
+    fn orbiter_period_counts_minimum_rtts_or_the_latest_rtt_capped_at_a_second() {
+        const MS: u64 = NANOS_PER_MILLI;
+        let info = ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 };
+        let mut by_min = Roccet::new(RoccetConfig::default(), info);
+        let latest_config = RoccetConfig { orbiter_period_rtt: OrbiterPeriodRtt::Latest, ..RoccetConfig::default() };
+        let mut by_latest = Roccet::new(latest_config, info);
+        for r in [&mut by_min, &mut by_latest] {
+            r.observe_rtt(0, 30 * MS);
+            r.observe_rtt(MS, 100 * MS);
+        }
+        assert_eq!(by_min.orbiter_period(), 150 * MS, "5 x 30 ms");
+        assert_eq!(by_latest.orbiter_period(), 500 * MS, "5 x 100 ms");
+        by_latest.observe_rtt(2 * MS, 300 * MS);
+        assert_eq!(by_latest.orbiter_period(), 1000 * MS, "5 x 300 ms, capped at 1 s");
     }
 }
