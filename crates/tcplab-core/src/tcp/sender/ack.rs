@@ -204,13 +204,14 @@ impl TcpSender {
         if self.is_complete() && self.stats.all_acknowledged_at.is_none() {
             self.stats.all_acknowledged_at = Some(now);
         }
-        self.try_send(ctx);
+        let probe_rearmed = self.try_send(ctx);
         if std::mem::take(&mut self.frto_send_new) && self.frto_high_seq.is_some_and(|high| self.snd_nxt <= high) {
             // F-RTO found no new data to send: the test ends and the retransmissions go out.
             self.frto_high_seq = None;
             self.try_send(ctx);
         }
-        if ack_advances {
+        // An ACK that advances re-arms the probe, unless sending new data just did.
+        if ack_advances && !probe_rearmed {
             self.schedule_loss_probe(ctx);
         }
         self.schedule_timer_event(ctx);

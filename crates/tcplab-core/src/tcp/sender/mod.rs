@@ -420,8 +420,9 @@ impl TcpSender {
 
     // ----- sending -----
 
-    /// Sends whatever the window, the receiver window, pacing and the application allow.
-    pub fn try_send(&mut self, ctx: &mut EndpointContext) {
+    /// Sends whatever the window, the receiver window, pacing and the application allow; returns
+    /// whether new data went out (the tail loss probe is then re-armed).
+    pub fn try_send(&mut self, ctx: &mut EndpointContext) -> bool {
         let now = ctx.events.now();
         let mut window_was_limit = false;
         let mut sent_new = false;
@@ -469,6 +470,7 @@ impl TcpSender {
         if sent_new {
             self.schedule_loss_probe(ctx);
         }
+        sent_new
     }
 
     /// The window for the pipe comparison: cwnd, NewReno inflation or PRR, RFC 3042 limited
