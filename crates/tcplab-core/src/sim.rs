@@ -194,6 +194,8 @@ pub enum StreamKind {
     UdpSource = 3,
     Queue = 4,
     Algorithm = 5,
+    /// Generated delivery traces (kept apart from the channel's loss and jitter draws).
+    Trace = 6,
 }
 
 /// The random number generator every component uses.

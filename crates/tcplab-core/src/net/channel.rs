@@ -1,6 +1,7 @@
 //! A channel is one direction of a full-duplex point-to-point link: a queue discipline in front of a
 //! transmitter of fixed (or scheduled) rate, then a propagation delay with optional jitter, random
-//! loss and scheduled outages.
+//! loss and scheduled outages. A direction can instead deliver at the times of a trace
+//! (`delivery_trace`, mahimahi's format).
 //!
 //! Events per packet: one arrival at the far end, plus one `TransmitterFree` only when the packet
 //! had to wait behind another. An idle channel sends at once without touching its queue. Packets
@@ -13,6 +14,7 @@ use std::collections::VecDeque;
 use rand_distr::{Distribution, Normal};
 
 use crate::histogram::DelayHistogram;
+use crate::net::delivery_trace::DeliveryTrace;
 use crate::net::packet::{Packet, PacketId, PacketPool};
 use crate::net::queue::{EnqueueOutcome, QueueDiscipline};
 use crate::sim::{unit_f64, Event, EventQueue, SimRng};
@@ -68,13 +70,63 @@ pub enum JitterDistribution {
     Uniform { max: SimDuration },
     /// Normal with this mean and standard deviation (ns), clamped at zero.
     Normal(Normal<f64>),
+    /// A delay that moves linearly between values drawn uniformly from [min, max] every `interval`
+    /// ns. With interval >= max - min it changes no faster than time passes, so it never reorders
+    /// and, unlike a held FIFO, never raises the mean: the mean stays (min + max) / 2.
+    Drift(Drift),
+    /// HARQ retransmissions: each attempt fails with probability `failure`, and each failure adds
+    /// `retransmission_delay` ns, at most `max_retransmissions` times (after that the packet goes
+    /// on, as RLC would retransmit it above HARQ).
+    Harq { failure: f64, retransmission_delay: SimDuration, max_retransmissions: u32 },
+}
+
+/// The state of a drifting delay: the knots before and after the current time.
+#[derive(Clone, Debug)]
+pub struct Drift {
+    min: SimDuration,
+    max: SimDuration,
+    interval: SimDuration,
+    /// (time, delay) of the knot at or before the last sample, and of the next one.
+    previous: Option<((SimTime, f64), (SimTime, f64))>,
+}
+
+impl Drift {
+    pub fn new(min: SimDuration, max: SimDuration, interval: SimDuration) -> Self {
+        Self { min, max, interval: interval.max(1), previous: None }
+    }
+
+    fn knot_value(&self, rng: &mut SimRng) -> f64 {
+        self.min as f64 + unit_f64(rng) * (self.max - self.min) as f64
+    }
+
+    fn sample(&mut self, rng: &mut SimRng, at: SimTime) -> SimDuration {
+        let (mut before, mut after) = match self.previous {
+            Some(knots) => knots,
+            None => ((0, self.knot_value(rng)), (self.interval, self.knot_value(rng))),
+        };
+        while at >= after.0 {
+            before = after;
+            after = (after.0 + self.interval, self.knot_value(rng));
+        }
+        self.previous = Some((before, after));
+        let fraction = (at - before.0) as f64 / (after.0 - before.0) as f64;
+        (before.1 + (after.1 - before.1) * fraction).round() as SimDuration
+    }
 }
 
 impl Jitter {
-    fn sample(&self, rng: &mut SimRng) -> SimDuration {
-        match &self.distribution {
+    fn sample(&mut self, rng: &mut SimRng, departure: SimTime) -> SimDuration {
+        match &mut self.distribution {
             JitterDistribution::Uniform { max } => (unit_f64(rng) * (*max as f64 + 1.0)).floor() as SimDuration,
             JitterDistribution::Normal(normal) => normal.sample(rng).max(0.0).round() as SimDuration,
+            JitterDistribution::Drift(drift) => drift.sample(rng, departure),
+            JitterDistribution::Harq { failure, retransmission_delay, max_retransmissions } => {
+                let mut retransmissions = 0;
+                while retransmissions < *max_retransmissions && unit_f64(rng) < *failure {
+                    retransmissions += 1;
+                }
+                retransmissions as SimDuration * *retransmission_delay
+            }
         }
     }
 }
@@ -118,6 +170,8 @@ pub struct Channel {
     pub queue: Box<dyn QueueDiscipline>,
     pub loss: LossModel,
     pub jitter: Option<Jitter>,
+    /// Deliver only at a trace's opportunities instead of at `rate_bps`.
+    pub trace: Option<DeliveryTrace>,
     pub outages: Vec<Outage>,
     /// (time, new rate) pairs applied by `RateChange` events, and (time, new delay) pairs
     /// applied by `DelayChange` events.
@@ -164,6 +218,7 @@ impl Channel {
             queue,
             loss: LossModel::None,
             jitter: None,
+            trace: None,
             outages: Vec::new(),
             rate_schedule: Vec::new(),
             delay_schedule: Vec::new(),
@@ -256,7 +311,10 @@ impl Channel {
     fn transmit(&mut self, index: u32, packet: PacketId, pool: &mut PacketPool, events: &mut EventQueue) {
         let now = events.now();
         let wire_bytes = pool.get(packet).wire_bytes as u64;
-        let serialisation = transmission_time(wire_bytes, self.rate_bps);
+        let serialisation = match &mut self.trace {
+            Some(trace) => trace.send(now, wire_bytes) - now,
+            None => transmission_time(wire_bytes, self.rate_bps),
+        };
         self.busy_until = now + serialisation;
         self.stats.busy_time += serialisation;
         self.stats.transmitted_packets += 1;
@@ -272,8 +330,8 @@ impl Channel {
             return;
         }
         let mut arrival = self.busy_until + self.delay;
-        if let Some(jitter) = &self.jitter {
-            arrival += jitter.sample(&mut self.rng);
+        if let Some(jitter) = &mut self.jitter {
+            arrival += jitter.sample(&mut self.rng, self.busy_until);
             if !jitter.reorder {
                 arrival = arrival.max(self.last_arrival);
             }

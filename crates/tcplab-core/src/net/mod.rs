@@ -1,7 +1,9 @@
 //! The network: packets, queues, directed channels (one per link direction), nodes and routing.
 
+pub mod cellular_trace;
 pub mod channel;
 pub mod codel;
+pub mod delivery_trace;
 pub mod fq_codel;
 pub mod packet;
 pub mod queue;

@@ -22,6 +22,7 @@ mod resources;
 mod shape;
 mod tcp_config;
 mod validate;
+mod validate_direction;
 mod warnings;
 
 pub use error::ScenarioError;

@@ -203,6 +203,9 @@ pub struct DirectionSpec {
     pub loss: Option<LossSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jitter: Option<JitterSpec>,
+    /// Deliver at a trace's times instead of at the link's rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceSpec>,
     /// Windows in which every packet is lost.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outages: Vec<OutageSpec>,
@@ -221,6 +224,7 @@ impl DirectionSpec {
         self.buffer.is_none()
             && self.loss.is_none()
             && self.jitter.is_none()
+            && self.trace.is_none()
             && self.outages.is_empty()
             && self.rate_schedule.is_empty()
             && self.delay_schedule.is_empty()
@@ -257,15 +261,30 @@ pub struct LossSpec {
 pub enum JitterKind {
     Uniform,
     Normal,
+    Drift,
+    Harq,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JitterSpec {
     pub distribution: JitterKind,
-    /// Uniform: extra delay drawn from [0, max].
+    /// Uniform: extra delay drawn from [0, max]; drift: from [min, max].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<Duration>,
+    /// Drift: time between the values the delay moves between (default max - min).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Duration>,
+    /// HARQ: probability that a transmission attempt fails, the delay each retransmission adds
+    /// and the most retransmissions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retransmission_delay: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_retransmissions: Option<u32>,
     /// Normal: mean and standard deviation of the extra delay (clamped at 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean: Option<Duration>,
@@ -274,6 +293,38 @@ pub struct JitterSpec {
     /// Allow packets to overtake each other.
     #[serde(default)]
     pub reorder: bool,
+}
+
+/// A delivery trace: a mahimahi file, or one generated for the run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// A mahimahi trace file (a relative path is relative to the scenario file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// A 5G-like trace generated from the direction's random stream (docs/traces.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cellular: Option<CellularTraceSpec>,
+}
+
+/// The 5G-like trace generator's parameters; unset ones take the generator's defaults.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CellularTraceSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub length: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lte_rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nr_rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nr_on_mean: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nr_off_mean: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fading_std_db: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fading_coherence: Option<Duration>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -397,6 +448,22 @@ pub enum OnOffDistribution {
     Exponential,
 }
 
+/// Data a TCP on/off application wrote but TCP had not sent when the off period began.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum OffUnsent {
+    /// Forgotten: the sender stops at once (an application that writes only while it is on and
+    /// withdraws the rest).
+    #[default]
+    Discard,
+    /// Kept in the send buffer and sent during the off period (ns-3's OnOffApplication over TCP).
+    Keep,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
@@ -438,6 +505,9 @@ pub struct FlowSpec {
     pub off_time: Option<Duration>,
     #[serde(default)]
     pub on_off_distribution: OnOffDistribution,
+    /// TCP on/off: what happens to data written but not yet sent when an off period begins.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub off_unsent: OffUnsent,
     /// TCP options for these flows, over the scenario's `[tcp]` table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpSpec>,

@@ -21,8 +21,19 @@ const TABLES: &[&str] = &[
 ];
 
 /// What every link table may hold as tables (`queue` may also be the discipline's name alone).
-const LINK_TABLES: &[&str] =
-    &["queue", "forward", "reverse", "forward.loss", "reverse.loss", "forward.jitter", "reverse.jitter"];
+const LINK_TABLES: &[&str] = &[
+    "queue",
+    "forward",
+    "reverse",
+    "forward.loss",
+    "reverse.loss",
+    "forward.jitter",
+    "reverse.jitter",
+    "forward.trace",
+    "reverse.trace",
+    "forward.trace.cellular",
+    "reverse.trace.cellular",
+];
 
 pub(super) fn check_tables(document: &Value) -> Result<(), ScenarioError> {
     for pattern in TABLES {

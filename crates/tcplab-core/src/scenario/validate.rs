@@ -3,10 +3,8 @@
 //! allowed; the first problem found is reported.
 
 use super::error::ScenarioError;
-use super::model::{
-    DirectionSpec, FlowSpec, JitterKind, JitterSpec, LinkSpec, LossModelKind, LossSpec, Protocol, QueueKind, QueueSpec,
-    Scenario, TcpSpec, TopologyKind,
-};
+use super::model::{FlowSpec, LinkSpec, OffUnsent, Protocol, QueueKind, QueueSpec, Scenario, TcpSpec, TopologyKind};
+use super::validate_direction::validate_direction;
 use crate::cc;
 use std::collections::HashSet;
 
@@ -347,6 +345,17 @@ fn validate_flow_timing(key: &str, flow: &FlowSpec) -> Result<(), ScenarioError>
         }
         _ => {}
     }
+    if flow.off_unsent == OffUnsent::Keep {
+        if flow.on_time.is_none() || flow.protocol != Protocol::Tcp {
+            return Err(ScenarioError::new(format!("{key}.off_unsent"), "applies to TCP on/off flows (on_time and off_time)"));
+        }
+        if flow.rate.is_none() {
+            return Err(ScenarioError::new(
+                format!("{key}.off_unsent"),
+                "\"keep\" needs the application's rate (e.g. rate = \"200Mbps\"): without one it writes without end while on",
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -428,108 +437,6 @@ fn validate_link_ends(key: &str, link: &LinkSpec, needs_ends: bool) -> Result<()
         }
     }
     Ok(())
-}
-
-/// Loss, jitter, outages and schedules of one direction of a link.
-fn validate_direction(key: &str, spec: &DirectionSpec) -> Result<(), ScenarioError> {
-    if let Some(loss) = &spec.loss {
-        validate_loss(&format!("{key}.loss"), loss)?;
-    }
-    if let Some(jitter) = &spec.jitter {
-        validate_jitter(&format!("{key}.jitter"), jitter)?;
-    }
-    for (i, outage) in spec.outages.iter().enumerate() {
-        if outage.duration.nanos() == 0 {
-            return Err(ScenarioError::new(format!("{key}.outages[{i}].duration"), "must be more than 0s"));
-        }
-    }
-    for (i, step) in spec.rate_schedule.iter().enumerate().skip(1) {
-        if step.at <= spec.rate_schedule[i - 1].at {
-            return Err(ScenarioError::new(
-                format!("{key}.rate_schedule[{i}].at"),
-                "rate steps must be in increasing time order",
-            ));
-        }
-    }
-    for (i, step) in spec.delay_schedule.iter().enumerate().skip(1) {
-        if step.at <= spec.delay_schedule[i - 1].at {
-            return Err(ScenarioError::new(
-                format!("{key}.delay_schedule[{i}].at"),
-                "delay steps must be in increasing time order",
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn validate_loss(key: &str, loss: &LossSpec) -> Result<(), ScenarioError> {
-    match loss.model {
-        LossModelKind::Bernoulli => {
-            check_probability(format!("{key}.p"), loss.p, true)?;
-            for (field, value) in [
-                ("p_good_to_bad", loss.p_good_to_bad),
-                ("p_bad_to_good", loss.p_bad_to_good),
-                ("loss_in_good", loss.loss_in_good),
-                ("loss_in_bad", loss.loss_in_bad),
-            ] {
-                if value.is_some() {
-                    return Err(ScenarioError::new(
-                        format!("{key}.{field}"),
-                        "only applies to model = \"gilbert_elliott\"",
-                    ));
-                }
-            }
-        }
-        LossModelKind::GilbertElliott => {
-            if loss.p.is_some() {
-                return Err(ScenarioError::new(format!("{key}.p"), "only applies to model = \"bernoulli\""));
-            }
-            check_probability(format!("{key}.p_good_to_bad"), loss.p_good_to_bad, true)?;
-            check_probability(format!("{key}.p_bad_to_good"), loss.p_bad_to_good, true)?;
-            check_probability(format!("{key}.loss_in_good"), loss.loss_in_good, false)?;
-            check_probability(format!("{key}.loss_in_bad"), loss.loss_in_bad, false)?;
-        }
-    }
-    Ok(())
-}
-
-fn validate_jitter(key: &str, jitter: &JitterSpec) -> Result<(), ScenarioError> {
-    match jitter.distribution {
-        JitterKind::Uniform => {
-            if jitter.max.is_none() {
-                return Err(ScenarioError::new(format!("{key}.max"), "uniform jitter needs max, e.g. \"2ms\""));
-            }
-            if jitter.mean.is_some() || jitter.std.is_some() {
-                return Err(ScenarioError::new(
-                    format!("{key}.mean"),
-                    "mean and std apply to distribution = \"normal\"",
-                ));
-            }
-        }
-        JitterKind::Normal => {
-            if jitter.mean.is_none() || jitter.std.is_none() {
-                return Err(ScenarioError::new(
-                    format!("{key}.std"),
-                    "normal jitter needs mean and std, e.g. \"1ms\" and \"0.5ms\"",
-                ));
-            }
-            if jitter.max.is_some() {
-                return Err(ScenarioError::new(format!("{key}.max"), "max applies to distribution = \"uniform\""));
-            }
-        }
-    }
-    Ok(())
-}
-
-fn check_probability(key: String, value: Option<f64>, required: bool) -> Result<(), ScenarioError> {
-    match value {
-        None if required => Err(ScenarioError::new(key, "is required: a probability from 0 to 1")),
-        None => Ok(()),
-        Some(p) if !(0.0..=1.0).contains(&p) || p.is_nan() => {
-            Err(ScenarioError::new(key, format!("{p} is not a probability: allowed 0 to 1")))
-        }
-        Some(_) => Ok(()),
-    }
 }
 
 fn is_empty_buffer(buffer: &Buffer) -> bool {

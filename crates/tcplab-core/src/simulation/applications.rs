@@ -48,7 +48,9 @@ impl Simulation {
         let f = &mut self.tcp[flow];
         if f.app.stopped(now) || f.app.active {
             f.app.active = false;
-            f.sender.app_pause();
+            if f.app.stopped(now) || !f.app.keeps_unsent() {
+                f.sender.app_pause();
+            }
             if !f.app.stopped(now) {
                 if let Some(off) = f.app.next_off_period() {
                     self.events.schedule(now + off, Event::AppToggle { flow: flow as u32 });

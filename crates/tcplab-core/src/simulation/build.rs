@@ -6,7 +6,7 @@
 
 use rand::Rng;
 
-use super::channel_setup::{build_queue, configure_direction};
+use super::channel_setup::{build_queue, configure_direction, load_trace};
 use super::flows::{TcpFlow, UdpFlow};
 use super::Simulation;
 use crate::cc::{self, ConnectionInfo};
@@ -16,8 +16,8 @@ use crate::net::packet::PacketPool;
 use crate::net::queue::{DropTail, QueueLimit};
 use crate::net::topology::Network;
 use crate::scenario::{
-    FlowSpec, LinkSpec, OnOffDistribution, Protocol, QueueSpec, Scenario, ScenarioError, TcpSpec, TopologyKind,
-    TopologySpec,
+    FlowSpec, LinkSpec, OffUnsent, OnOffDistribution, Protocol, QueueSpec, Scenario, ScenarioError, TcpSpec, TopologyKind,
+    TopologySpec, TraceSpec,
 };
 use crate::sim::{rng_stream, unit_f64, Event, EventQueue, StreamKind};
 use crate::tcp::receiver::TcpReceiver;
@@ -51,6 +51,8 @@ struct NetworkBuilder {
     pending_queues: Vec<PendingQueue>,
     /// Per channel: (link name, "forward" or "reverse").
     channel_labels: Vec<(String, &'static str)>,
+    /// Channels that deliver at a trace's times, with the trace's spec.
+    pending_traces: Vec<(usize, TraceSpec)>,
 }
 
 /// Base RTTs of the flows and, per channel, the base RTTs of the flows that cross it.
@@ -69,6 +71,7 @@ impl Simulation {
             run: scenario.simulation.run,
             pending_queues: Vec::new(),
             channel_labels: Vec::new(),
+            pending_traces: Vec::new(),
         };
         let expanded: Vec<(usize, &FlowSpec)> = scenario.expanded_flows().collect();
         let plans = builder.place(&scenario, &expanded);
@@ -76,6 +79,7 @@ impl Simulation {
         let paths = FlowPaths::measure(&builder.network, &plans)?;
         builder.install_queues(&scenario.topology, &paths, largest_packet(&plans, &scenario));
         builder.start_captures(&scenario.simulation.capture)?;
+        builder.install_traces()?;
 
         let mut simulation = Simulation {
             end: scenario.simulation.duration.nanos(),
@@ -114,6 +118,7 @@ impl Simulation {
                 on: on.nanos(),
                 off: off.nanos(),
                 exponential: spec.on_off_distribution == OnOffDistribution::Exponential,
+                keep_unsent: spec.off_unsent == OffUnsent::Keep,
             }),
             _ => None,
         };
@@ -321,7 +326,10 @@ impl NetworkBuilder {
             Some(Buffer::Packets(n)) => Some(n),
             _ => None,
         };
-        for (label, _, _, direction) in directions {
+        for (offset, (label, _, _, direction)) in directions.into_iter().enumerate() {
+            if let Some(trace) = &direction.trace {
+                self.pending_traces.push((first_index as usize + offset, trace.clone()));
+            }
             self.pending_queues.push(PendingQueue {
                 buffer: direction.buffer.unwrap_or(spec.buffer),
                 mark_threshold,
@@ -359,6 +367,19 @@ impl NetworkBuilder {
                 let more = if names.len() > 12 { format!(" and {} more", names.len() - 12) } else { String::new() };
                 return Err(ScenarioError::new(key, format!("no link named '{link}'; links: {shown}{more}")));
             }
+        }
+        Ok(())
+    }
+
+    /// Trace-driven channels: each file is read once, each generated trace drawn from the
+    /// channel's own trace stream.
+    fn install_traces(&mut self) -> Result<(), ScenarioError> {
+        let mut files = std::collections::HashMap::new();
+        for (index, spec) in std::mem::take(&mut self.pending_traces) {
+            let (name, label) = &self.channel_labels[index];
+            let key = format!("link '{name}' {label}.trace");
+            let rng = rng_stream(self.seed, self.run, StreamKind::Trace, index as u64);
+            self.network.channels[index].trace = Some(load_trace(&spec, &key, rng, &mut files)?);
         }
         Ok(())
     }

@@ -1,12 +1,16 @@
 //! One link direction set up from its spec: the queue discipline with its limit and (for RED)
 //! thresholds resolved, and the channel's loss model, jitter, outages and rate and delay schedules.
 
-use crate::net::channel::{Channel, Jitter, JitterDistribution, LossModel, Outage};
+use std::collections::HashMap;
+
+use crate::net::cellular_trace::{self, CellularTraceParams};
+use crate::net::channel::{Channel, Drift, Jitter, JitterDistribution, LossModel, Outage};
+use crate::net::delivery_trace::{read_mahimahi, DeliveryTrace};
 use crate::net::codel::{Codel, CodelParams};
 use crate::net::fq_codel::FqCodel;
 use crate::net::queue::{DropTail, QueueDiscipline, QueueLimit};
 use crate::net::red::{Red, RedParams};
-use crate::scenario::{DirectionSpec, JitterKind, LossModelKind, QueueKind, QueueSpec};
+use crate::scenario::{CellularTraceSpec, DirectionSpec, JitterKind, LossModelKind, QueueKind, QueueSpec, ScenarioError, TraceSpec};
 use crate::sim::SimRng;
 use crate::units::Buffer;
 
@@ -101,6 +105,15 @@ pub(super) fn configure_direction(channel: &mut Channel, spec: &DirectionSpec) {
                 )
                 .expect("validated: a standard deviation is a finite non-negative duration"),
             ),
+            JitterKind::Drift => {
+                let (min, max) = (jitter.min.map_or(0, |d| d.nanos()), jitter.max.map_or(0, |d| d.nanos()));
+                JitterDistribution::Drift(Drift::new(min, max, jitter.interval.map_or(max - min, |d| d.nanos())))
+            }
+            JitterKind::Harq => JitterDistribution::Harq {
+                failure: jitter.p.unwrap_or(HARQ_DEFAULT_FAILURE),
+                retransmission_delay: jitter.retransmission_delay.map_or(HARQ_DEFAULT_RTT, |d| d.nanos()),
+                max_retransmissions: jitter.max_retransmissions.unwrap_or(HARQ_DEFAULT_MAX_RETRANSMISSIONS),
+            },
         };
         channel.jitter = Some(Jitter { distribution, reorder: jitter.reorder });
     }
@@ -108,4 +121,44 @@ pub(super) fn configure_direction(channel: &mut Channel, spec: &DirectionSpec) {
         spec.outages.iter().map(|o| Outage { start: o.at.nanos(), end: o.at.nanos() + o.duration.nanos() }).collect();
     channel.rate_schedule = spec.rate_schedule.iter().map(|s| (s.at.nanos(), s.rate.bps())).collect();
     channel.delay_schedule = spec.delay_schedule.iter().map(|s| (s.at.nanos(), s.delay.nanos())).collect();
+}
+
+/// HARQ defaults: a 10% block error target for the first transmission (the usual LTE/NR link
+/// adaptation target), 8 ms between a transmission and its retransmission (LTE FDD's HARQ round
+/// trip, 3GPP TS 36.213), and at most 3 retransmissions (4 transmissions in all, a common
+/// maximum in deployed LTE networks).
+pub const HARQ_DEFAULT_FAILURE: f64 = 0.1;
+pub const HARQ_DEFAULT_RTT: u64 = 8_000_000;
+pub const HARQ_DEFAULT_MAX_RETRANSMISSIONS: u32 = 3;
+
+/// A channel's delivery trace: a mahimahi file (read once per path) or a generated one.
+pub(super) fn load_trace(
+    spec: &TraceSpec,
+    key: &str,
+    mut rng: SimRng,
+    files: &mut HashMap<String, Vec<u64>>,
+) -> Result<DeliveryTrace, ScenarioError> {
+    if let Some(path) = &spec.file {
+        if !files.contains_key(path) {
+            let offsets = read_mahimahi(path).map_err(|e| ScenarioError::new(format!("{key}.file"), e))?;
+            files.insert(path.clone(), offsets);
+        }
+        return Ok(DeliveryTrace::new(files[path].clone()));
+    }
+    let params = cellular_params(spec.cellular.as_ref().expect("validated: a trace has a file or a generator"));
+    Ok(DeliveryTrace::new(cellular_trace::generate(&params, &mut rng)))
+}
+
+/// The generator's parameters, unset ones at their defaults.
+pub fn cellular_params(spec: &CellularTraceSpec) -> CellularTraceParams {
+    let defaults = CellularTraceParams::default();
+    CellularTraceParams {
+        length: spec.length.map_or(defaults.length, |d| d.nanos()),
+        lte_rate_bps: spec.lte_rate.map_or(defaults.lte_rate_bps, |r| r.bps()),
+        nr_rate_bps: spec.nr_rate.map_or(defaults.nr_rate_bps, |r| r.bps()),
+        nr_on_mean: spec.nr_on_mean.map_or(defaults.nr_on_mean, |d| d.nanos()),
+        nr_off_mean: spec.nr_off_mean.map_or(defaults.nr_off_mean, |d| d.nanos()),
+        fading_std_db: spec.fading_std_db.unwrap_or(defaults.fading_std_db),
+        fading_coherence: spec.fading_coherence.map_or(defaults.fading_coherence, |d| d.nanos()),
+    }
 }

@@ -27,6 +27,9 @@ pub struct OnOff {
     pub off: SimDuration,
     /// Periods drawn from exponential distributions with these means, instead of constant.
     pub exponential: bool,
+    /// Data written but not sent stays in the send buffer across an off period (ns-3's OnOff
+    /// application over TCP) instead of being withdrawn.
+    pub keep_unsent: bool,
 }
 
 impl Application {
@@ -54,6 +57,11 @@ impl Application {
     pub fn next_off_period(&mut self) -> Option<SimDuration> {
         let (off, exponential) = self.on_off.as_ref().map(|o| (o.off, o.exponential))?;
         Some(self.period(off, exponential))
+    }
+
+    /// Data written but not yet sent stays when an off period begins.
+    pub fn keeps_unsent(&self) -> bool {
+        self.on_off.as_ref().is_some_and(|o| o.keep_unsent)
     }
 
     /// The application has reached its stop time.
