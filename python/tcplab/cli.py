@@ -1,4 +1,4 @@
-"""The ``tcplab`` command: run, validate, sweep, compare, report, and list algorithms."""
+"""The ``tcplab`` command: run, validate, sweep, compare, report, reproduce, trace, and list algorithms."""
 
 from __future__ import annotations
 
@@ -46,7 +46,30 @@ def _parser() -> argparse.ArgumentParser:
     algorithms = commands.add_parser("algorithms", help="list congestion control algorithms and their parameters")
     algorithms.add_argument("name", nargs="?", help="show only this algorithm")
     _add_sweep_parsers(commands)
+    _add_paper_parsers(commands)
     return parser
+
+
+def _add_paper_parsers(commands) -> None:
+    trace = commands.add_parser("trace", help="generate a 5G-like delivery trace in mahimahi's format (docs/traces.md)")
+    trace.add_argument("model", choices=["cellular"], help="the generator")
+    trace.add_argument("--out", type=Path, required=True, help="the trace file to write")
+    trace.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                       help="a generator parameter, e.g. --set nr_off_mean=0s (repeatable)")
+    trace.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    trace.add_argument("--plot", type=Path, metavar="PNG", help="also draw the capacity over time")
+    reproduce = commands.add_parser(
+        "reproduce", help="run a paper's experiments and report them beside the published numbers",
+        description="Papers: roccet, rta, tcp-do, or all. Writes report.md, report.html, numbers.csv, claims.csv, "
+        "figures and each experiment's sweep to --out.",
+    )
+    reproduce.add_argument("paper", help="roccet, rta, tcp-do or all")
+    reproduce.add_argument("--quick", action="store_true", help="shortened runs that finish in a few minutes")
+    reproduce.add_argument("--runs", type=int, help="runs per point (default: the paper's, or 1 with --quick)")
+    reproduce.add_argument("--out", type=Path, help="output directory (default: results/reproduce-<paper>)")
+    reproduce.add_argument("--workers", type=int, help="local Dask worker processes (default: one per core)")
+    reproduce.add_argument("--scheduler", metavar="ADDRESS", help="use a running Dask scheduler")
+    reproduce.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
 
 def _add_sweep_parsers(commands) -> None:
@@ -114,6 +137,12 @@ def _dispatch(args: argparse.Namespace) -> int:
             return _compare(args)
         if args.command == "report":
             return _report(args)
+        if args.command == "trace":
+            return _trace(args)
+        if args.command == "reproduce":
+            from tcplab.reproduce.command import reproduce_command
+
+            return reproduce_command(args)
         return _algorithms(args)
     except ScenarioError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -336,6 +365,19 @@ def _report(args: argparse.Namespace) -> int:
     from tcplab.report import write_report
 
     print(write_report(args.directory, out=args.out, run=args.run))
+    return 0
+
+
+def _trace(args: argparse.Namespace) -> int:
+    from tcplab import traces
+
+    times = traces.generate_cellular(_overrides(args), seed=args.seed)
+    traces.write_mahimahi(times, args.out)
+    starts, rates = traces.capacity_series(times)
+    print(f"{args.out}: {len(times):,} opportunities over {times[-1] / 1e9:.1f} s, "
+          f"mean {len(times) * 12e3 / times[-1] * 1e3:.1f} Mbit/s, 100 ms bins from {min(rates):.1f} to {max(rates):.1f} Mbit/s")
+    if args.plot:
+        print(f"plot: {traces.plot_capacity(times, args.plot)}")
     return 0
 
 

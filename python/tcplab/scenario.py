@@ -42,12 +42,32 @@ def load_scenario(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
     if looks_like_path:
         text = _read_file(path)
     try:
-        return tomllib.loads(text)
+        scenario = tomllib.loads(text)
+        if looks_like_path:
+            _resolve_trace_files(scenario, path.parent)
+        return scenario
     except tomllib.TOMLDecodeError as exc:
         where = f"'{path}'" if looks_like_path else "the scenario"
         raise _error("", f"{where} is not valid TOML: {exc}") from None
     except RecursionError:
         raise _error("", "the scenario nests arrays or tables too deeply to be a scenario") from None
+
+
+def _resolve_trace_files(scenario: dict[str, Any], directory: Path) -> None:
+    """A link direction's `trace.file` given relative to the scenario file becomes absolute, so the
+    scenario runs from any working directory (and on sweep workers)."""
+    topology = scenario.get("topology")
+    if not isinstance(topology, dict):
+        return
+    links = [topology.get("bottleneck"), topology.get("access")]
+    for key in ("hops", "links"):
+        if isinstance(topology.get(key), list):
+            links += topology[key]
+    for link in links:
+        for direction in ("forward", "reverse"):
+            trace = link.get(direction, {}).get("trace") if isinstance(link, dict) and isinstance(link.get(direction), dict) else None
+            if isinstance(trace, dict) and isinstance(trace.get("file"), str) and not Path(trace["file"]).is_absolute():
+                trace["file"] = str((directory / trace["file"]).resolve())
 
 
 def _read_file(path: Path) -> str:

@@ -182,6 +182,18 @@ fn check_algorithm_properties(name: &str, params_json: &str, seed: u64, steps: u
     cc::properties::exercise(name, &params, seed, steps).map_err(PyValueError::new_err)
 }
 
+/// A generated 5G-like delivery trace: the opportunity times in nanoseconds for the generator's
+/// parameters (JSON text, the keys of a scenario's `trace.cellular` table) and a seed.
+#[pyfunction]
+fn cellular_trace(py: Python<'_>, params_json: &str, seed: u64, run: u64) -> PyResult<Vec<u64>> {
+    let spec: tcplab_core::scenario::CellularTraceSpec = serde_json::from_str(params_json).map_err(|e| {
+        keyed_error::<ScenarioError>(py, "cellular", &e.to_string(), format!("cellular: {e}"))
+    })?;
+    tcplab_core::scenario::validate_cellular("cellular", &spec).map_err(|e| scenario_error(py, e))?;
+    let mut rng = tcplab_core::sim::rng_stream(seed, run, tcplab_core::sim::StreamKind::Trace, 0);
+    Ok(tcplab_core::net::cellular_trace::generate(&spec.params(), &mut rng))
+}
+
 /// Every registered algorithm with its parameters: a list of dicts.
 #[pyfunction]
 fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -221,5 +233,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(warnings, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(check_algorithm_properties, m)?)?;
+    m.add_function(wrap_pyfunction!(cellular_trace, m)?)?;
     Ok(())
 }

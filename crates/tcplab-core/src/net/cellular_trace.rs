@@ -6,7 +6,8 @@
 //! The model, per 1 ms slot (the LTE TTI and mahimahi's resolution):
 //! - each carrier's rate is its mean rate times a log-normal fading factor; the factor's dB value is
 //!   a first-order autoregressive Gaussian process with standard deviation `fading_std_db` and
-//!   correlation time `fading_coherence`, scaled so that the factor's mean is 1;
+//!   correlation time `fading_coherence`, capped at `PEAK_FACTOR` (a carrier cannot beat its peak
+//!   modulation and coding rate) and scaled so that the capped factor's mean is 1;
 //! - the NR carrier is on or off for exponentially distributed times with means `nr_on_mean` and
 //!   `nr_off_mean` (`nr_off_mean = 0`: always on, a stationary user);
 //! - the bytes the carriers offer accumulate, and every 1500 of them become one delivery
@@ -20,6 +21,10 @@ use rand_distr::{Distribution, Exp, StandardNormal};
 use crate::net::delivery_trace::OPPORTUNITY_BYTES;
 use crate::sim::SimRng;
 use crate::time::{SimDuration, NANOS_PER_MILLI, NANOS_PER_SEC};
+
+/// The most a carrier's rate rises above its mean: a good channel is limited by the highest
+/// modulation and coding scheme.
+pub const PEAK_FACTOR: f64 = 2.0;
 
 /// The generator's parameters in simulator units (bits per second, nanoseconds).
 #[derive(Clone, Debug, PartialEq)]
@@ -71,17 +76,42 @@ impl Fading {
         } else {
             (-(NANOS_PER_MILLI as f64) / params.fading_coherence as f64).exp()
         };
-        // E[10^(X/10)] for X ~ N(0, s^2) is exp((s ln10 / 10)^2 / 2).
-        let sigma = std_db * std::f64::consts::LN_10 / 10.0;
         let start: f64 = StandardNormal.sample(rng);
-        Self { db: start * std_db, correlation, std_db, mean_correction: (sigma * sigma / 2.0).exp() }
+        Self { db: start * std_db, correlation, std_db, mean_correction: capped_mean_scale(std_db) }
     }
 
     fn next_factor(&mut self, rng: &mut SimRng) -> f64 {
         let noise: f64 = StandardNormal.sample(rng);
         self.db = self.correlation * self.db + (1.0 - self.correlation * self.correlation).sqrt() * self.std_db * noise;
-        10f64.powf(self.db / 10.0) / self.mean_correction
+        (10f64.powf(self.db / 10.0) / self.mean_correction).min(PEAK_FACTOR)
     }
+}
+
+/// The scale m with E[min(10^(X/10) / m, PEAK_FACTOR)] = 1 for X ~ N(0, std_db^2): the capped
+/// mean by numerical integration over the normal density, m by bisection (the capped mean falls
+/// as m grows).
+fn capped_mean_scale(std_db: f64) -> f64 {
+    let capped_mean = |scale: f64| -> f64 {
+        let (steps, half_width) = (4000, 8.0);
+        let dz = 2.0 * half_width / steps as f64;
+        (0..=steps)
+            .map(|i| {
+                let z = -half_width + i as f64 * dz;
+                let density = (-z * z / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt();
+                (10f64.powf(z * std_db / 10.0) / scale).min(PEAK_FACTOR) * density * dz
+            })
+            .sum()
+    };
+    let (mut low, mut high): (f64, f64) = (1e-3, 1e3);
+    for _ in 0..60 {
+        let middle = (low * high).sqrt();
+        if capped_mean(middle) > 1.0 {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    (low * high).sqrt()
 }
 
 /// Delivery opportunity times (nanoseconds, whole milliseconds, non-decreasing) for one period.
@@ -155,6 +185,15 @@ mod tests {
         assert!((150e6..200e6).contains(&rate), "{rate}");
         assert!(times.windows(2).all(|w| w[0] <= w[1]));
         assert!(times.iter().all(|t| t % NANOS_PER_MILLI == 0));
+    }
+
+    #[test]
+    fn the_capped_fading_factor_has_mean_one() {
+        assert!((capped_mean_scale(0.0) - 1.0).abs() < 1e-6);
+        // 4 dB: the uncapped factor's mean is exp((4 ln10 / 10)^2 / 2) = 1.53; the cap at 2
+        // takes the top of the distribution off, leaving about 1.19.
+        let scale = capped_mean_scale(4.0);
+        assert!((1.1..1.3).contains(&scale), "{scale}");
     }
 
     #[test]

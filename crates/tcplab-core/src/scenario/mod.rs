@@ -27,6 +27,7 @@ mod warnings;
 
 pub use error::ScenarioError;
 pub use model::*;
+pub use validate_direction::validate_cellular;
 pub use warnings::ScenarioWarning;
 
 use error::path_error;

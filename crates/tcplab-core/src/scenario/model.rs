@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 
+use crate::net::cellular_trace::CellularTraceParams;
 use crate::tcp::{RecoveryMode, RtoFormula};
 use crate::time::NANOS_PER_MILLI;
 use crate::units::{Buffer, Bytes, Duration, Rate};
@@ -325,6 +326,22 @@ pub struct CellularTraceSpec {
     pub fading_std_db: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fading_coherence: Option<Duration>,
+}
+
+impl CellularTraceSpec {
+    /// The generator's parameters, unset ones at their defaults.
+    pub fn params(&self) -> CellularTraceParams {
+        let defaults = CellularTraceParams::default();
+        CellularTraceParams {
+            length: self.length.map_or(defaults.length, |d| d.nanos()),
+            lte_rate_bps: self.lte_rate.map_or(defaults.lte_rate_bps, |r| r.bps()),
+            nr_rate_bps: self.nr_rate.map_or(defaults.nr_rate_bps, |r| r.bps()),
+            nr_on_mean: self.nr_on_mean.map_or(defaults.nr_on_mean, |d| d.nanos()),
+            nr_off_mean: self.nr_off_mean.map_or(defaults.nr_off_mean, |d| d.nanos()),
+            fading_std_db: self.fading_std_db.unwrap_or(defaults.fading_std_db),
+            fading_coherence: self.fading_coherence.map_or(defaults.fading_coherence, |d| d.nanos()),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -166,7 +166,8 @@ fn validate_trace(key: &str, trace: &TraceSpec, spec: &DirectionSpec) -> Result<
     Ok(())
 }
 
-fn validate_cellular(key: &str, spec: &CellularTraceSpec) -> Result<(), ScenarioError> {
+/// The generator's parameters are in range (also used for `tcplab trace cellular`).
+pub fn validate_cellular(key: &str, spec: &CellularTraceSpec) -> Result<(), ScenarioError> {
     if spec.length.is_some_and(|d| d.nanos() < crate::time::NANOS_PER_MILLI) {
         return Err(ScenarioError::new(format!("{key}.length"), "must be at least 1ms"));
     }

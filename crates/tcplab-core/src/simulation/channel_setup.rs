@@ -3,14 +3,14 @@
 
 use std::collections::HashMap;
 
-use crate::net::cellular_trace::{self, CellularTraceParams};
+use crate::net::cellular_trace;
 use crate::net::channel::{Channel, Drift, Jitter, JitterDistribution, LossModel, Outage};
 use crate::net::delivery_trace::{read_mahimahi, DeliveryTrace};
 use crate::net::codel::{Codel, CodelParams};
 use crate::net::fq_codel::FqCodel;
 use crate::net::queue::{DropTail, QueueDiscipline, QueueLimit};
 use crate::net::red::{Red, RedParams};
-use crate::scenario::{CellularTraceSpec, DirectionSpec, JitterKind, LossModelKind, QueueKind, QueueSpec, ScenarioError, TraceSpec};
+use crate::scenario::{DirectionSpec, JitterKind, LossModelKind, QueueKind, QueueSpec, ScenarioError, TraceSpec};
 use crate::sim::SimRng;
 use crate::units::Buffer;
 
@@ -145,20 +145,6 @@ pub(super) fn load_trace(
         }
         return Ok(DeliveryTrace::new(files[path].clone()));
     }
-    let params = cellular_params(spec.cellular.as_ref().expect("validated: a trace has a file or a generator"));
+    let params = spec.cellular.as_ref().expect("validated: a trace has a file or a generator").params();
     Ok(DeliveryTrace::new(cellular_trace::generate(&params, &mut rng)))
-}
-
-/// The generator's parameters, unset ones at their defaults.
-pub fn cellular_params(spec: &CellularTraceSpec) -> CellularTraceParams {
-    let defaults = CellularTraceParams::default();
-    CellularTraceParams {
-        length: spec.length.map_or(defaults.length, |d| d.nanos()),
-        lte_rate_bps: spec.lte_rate.map_or(defaults.lte_rate_bps, |r| r.bps()),
-        nr_rate_bps: spec.nr_rate.map_or(defaults.nr_rate_bps, |r| r.bps()),
-        nr_on_mean: spec.nr_on_mean.map_or(defaults.nr_on_mean, |d| d.nanos()),
-        nr_off_mean: spec.nr_off_mean.map_or(defaults.nr_off_mean, |d| d.nanos()),
-        fading_std_db: spec.fading_std_db.unwrap_or(defaults.fading_std_db),
-        fading_coherence: spec.fading_coherence.map_or(defaults.fading_coherence, |d| d.nanos()),
-    }
 }

@@ -1,0 +1,64 @@
+"""Delivery traces: generate a 5G-like trace (the core's generator, docs/traces.md), write it in
+mahimahi's format, read one back, and plot the capacity it offers over time."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tcplab._core import cellular_trace as _cellular_trace
+
+OPPORTUNITY_BYTES = 1500
+NANOS_PER_MS = 1_000_000
+
+
+def generate_cellular(params: Mapping[str, Any] | None = None, *, seed: int = 1, run: int = 0) -> list[int]:
+    """Opportunity times in nanoseconds for the generator's parameters (the keys of a scenario's
+    ``trace.cellular`` table, e.g. ``{"length": "30s", "nr_off_mean": "0s"}``)."""
+    return _cellular_trace(json.dumps(dict(params or {})), seed, run)
+
+
+def write_mahimahi(times_ns: Sequence[int], path: str | Path) -> Path:
+    """One line per opportunity, in whole milliseconds, as mahimahi's mm-link reads them."""
+    path = Path(path)
+    path.write_text("".join(f"{t // NANOS_PER_MS}\n" for t in times_ns))
+    return path
+
+
+def read_mahimahi(path: str | Path) -> list[int]:
+    """Opportunity times in nanoseconds (comments and blank lines are not part of the format)."""
+    return [int(line) * NANOS_PER_MS for line in Path(path).read_text().split() if line]
+
+
+def capacity_series(times_ns: Sequence[int], bin_s: float = 0.1) -> tuple[list[float], list[float]]:
+    """The capacity the trace offers, in Mbit/s per bin of ``bin_s`` seconds: (bin starts, rates)."""
+    import numpy as np
+
+    times = np.asarray(times_ns, dtype=np.float64) / 1e9
+    end = float(times[-1]) if len(times) else 0.0
+    edges = np.arange(0.0, end + bin_s, bin_s)
+    counts, _ = np.histogram(times, bins=edges)
+    return list(edges[:-1]), list(counts * OPPORTUNITY_BYTES * 8 / bin_s / 1e6)
+
+
+def plot_capacity(times_ns: Sequence[int], path: str | Path, title: str = "generated 5G-like trace") -> Path:
+    """A PNG of the trace's capacity over time (100 ms bins)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    starts, rates = capacity_series(times_ns)
+    fig, ax = plt.subplots(figsize=(8, 3))
+    ax.step(starts, rates, where="post", linewidth=0.8)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("capacity (Mbit/s, 100 ms bins)")
+    ax.set_title(title)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
