@@ -80,6 +80,28 @@ case("link-loss-unknown-model", with_link('forward = { loss = { model = "burst",
      "key:topology.bottleneck.forward.loss.model")
 case("link-jitter-negative", with_link('forward = { jitter = { distribution = "uniform", max = "-1ms" } }'),
      "key:topology.bottleneck.forward.jitter.max")
+case("link-jitter-drift-too-fast",
+     with_link('forward = { jitter = { distribution = "drift", min = "0ms", max = "2ms", interval = "1ms" } }'),
+     "key:topology.bottleneck.forward.jitter.interval")
+case("link-jitter-harq-certain-failure", with_link('forward = { jitter = { distribution = "harq", p = 1.0 } }'),
+     "key:topology.bottleneck.forward.jitter.p")
+case("link-jitter-key-of-another-kind", with_link('forward = { jitter = { distribution = "uniform", max = "1ms", min = "0ms" } }'),
+     "key:topology.bottleneck.forward.jitter.min")
+case("link-trace-file-and-generator", with_link('forward = { trace = { file = "x.trace", cellular = {} } }'),
+     "key:topology.bottleneck.forward.trace")
+case("link-trace-missing-file", with_link('forward = { trace = { file = "no-such.trace" } }'),
+     "key:topology.bottleneck.forward.trace.file")
+case("link-trace-unknown-generator-key", with_link('forward = { trace = { cellular = { nr_speed = "1Gbps" } } }'),
+     "key:topology.bottleneck.forward.trace.cellular.nr_speed")
+case("link-trace-negative-rate", with_link('forward = { trace = { cellular = { lte_rate = "-5Mbps" } } }'),
+     "key:topology.bottleneck.forward.trace.cellular.lte_rate")
+case("link-trace-with-rate-schedule",
+     with_link('forward = { trace = { cellular = {} }, rate_schedule = [{ at = "1s", rate = "1Mbps" }] }'),
+     "key:topology.bottleneck.forward.trace")
+case("flow-off-unsent-keep-without-rate", with_flow('on_time = "1s"\noff_time = "1s"\noff_unsent = "keep"'),
+     "key:flows[0].off_unsent")
+case("flow-off-unsent-unknown", with_flow('on_time = "1s"\noff_time = "1s"\noff_unsent = "later"'),
+     "key:flows[0].off_unsent")
 case("link-outage-zero", with_link('forward = { outages = [{ at = "1s", duration = "0s" }] }'),
      "key:topology.bottleneck.forward.outages[0].duration")
 case("link-rate-schedule-unordered",

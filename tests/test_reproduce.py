@@ -1,0 +1,115 @@
+"""`tcplab reproduce PAPER --quick`: each paper's quick form runs through the command line on real
+Dask workers; every claim has a verdict, the report's numbers come from this run's sweeps (one is
+recomputed from the Parquet tables), and the qualitative results tcplab reproduces stay pinned."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tcplab.sweeps import load_sweep
+
+ROOT = Path(__file__).resolve().parent.parent
+VERDICTS = {"reproduced", "partly", "not reproduced"}
+
+
+def reproduce(paper: str, out: Path) -> Path:
+    completed = subprocess.run(
+        [sys.executable, "-m", "tcplab", "reproduce", paper, "--quick", "--workers", "2", "--out", str(out), "--quiet"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert completed.returncode == 0, completed.stderr
+    return out
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with path.open() as handle:
+        return list(csv.DictReader(handle))
+
+
+def number(out: Path, experiment: str, quantity: str, condition: str) -> float:
+    for row in rows(out / "numbers.csv"):
+        if (row["experiment"], row["quantity"], row["condition"]) == (experiment, quantity, condition):
+            return float(row["measured"])
+    raise AssertionError(f"no number {experiment} / {quantity} / {condition}")
+
+
+def claim(out: Path, text_start: str) -> dict[str, str]:
+    return next(row for row in rows(out / "claims.csv") if row["claim_text"].startswith(text_start))
+
+
+@pytest.fixture(scope="module")
+def roccet(tmp_path_factory) -> Path:
+    return reproduce("roccet", tmp_path_factory.mktemp("roccet") / "out")
+
+
+@pytest.fixture(scope="module")
+def rta(tmp_path_factory) -> Path:
+    return reproduce("rta", tmp_path_factory.mktemp("rta") / "out")
+
+
+@pytest.fixture(scope="module")
+def tcp_do(tmp_path_factory) -> Path:
+    return reproduce("tcp-do", tmp_path_factory.mktemp("tcp_do") / "out")
+
+
+@pytest.mark.parametrize("paper", ["roccet", "rta", "tcp_do"])
+def test_every_claim_has_a_verdict_and_the_report_lists_it(paper, request):
+    out = request.getfixturevalue(paper)
+    claims = rows(out / "claims.csv")
+    assert len(claims) >= 3
+    report = (out / "report.md").read_text()
+    for row in claims:
+        assert row["verdict"] in VERDICTS
+        assert row["evidence"]
+        assert f"| {row['claim']} | {row['verdict']} |" in report
+    assert "quick form" in report
+    for figure in (out / "figures").glob("*.png"):
+        assert f"figures/{figure.name}" in report
+    html = (out / "report.html").read_text()
+    assert "<table>" in html and "<img" in html
+
+
+def test_a_reported_number_is_recomputed_from_the_sweep_tables(roccet):
+    # CUBIC's median per-run sRTT (stationary): the mean of each run's 100 ms sRTT samples.
+    sweep = load_sweep(roccet / "sweeps" / "cellular-stationary-cubic")
+    per_run = sweep.timeseries.groupby("run")["srtt_ms"].mean()
+    assert number(roccet, "cellular stationary", "median sRTT cubic", "stationary") == pytest.approx(per_run.median())
+
+
+def test_roccet_keeps_its_srtt_far_below_cubics_on_a_deep_buffer_and_reacts_to_the_drop(roccet):
+    after = {cc: number(roccet, "capacity drop", f"median sRTT {cc} after the drop", "22-35 s") for cc in ("cubic", "roccet")}
+    assert after["roccet"] < 0.5 * after["cubic"], after
+    # A ROCCET congestion event within 2 s of the capacity drop.
+    assert number(roccet, "capacity drop", "ROCCET's first congestion event after the drop", "worst run") < 2.0
+    assert claim(roccet, "ROCCET's sRTT on the 16-BDP buffer")["verdict"] == "reproduced"
+    assert claim(roccet, "All of ROCCET's sRTTs are below CUBIC's 25% quantile")["verdict"] == "reproduced"
+
+
+def test_rta_switches_at_the_step_and_back(rta):
+    for profile in ("ns3", "linux"):
+        assert 0 < number(rta, "topology step", "switch to Hybla after the step", profile) < 5
+        assert 0 < number(rta, "topology step", "switch back to NewReno after the return", profile) < 5
+    assert claim(rta, "TCP-RTA switches to Hybla")["verdict"] == "reproduced"
+
+
+def test_tcp_do_reports_both_throughput_metrics_and_the_dynamic_scenarios_cubic_gap(tcp_do):
+    numbers = pd.read_csv(tcp_do / "numbers.csv")
+    controlled = numbers[numbers["experiment"] == "controlled scenario"]
+    assert {"tcp_do goodput over the run", "tcp_do mean of non-zero throughput samples"} <= set(controlled["quantity"])
+    # CUBIC suffers most from the 0.1% random loss of the dynamic scenario.
+    cubic = number(tcp_do, "dynamic scenario", "cubic goodput over the run", "sender")
+    bbr = number(tcp_do, "dynamic scenario", "bbr goodput over the run", "sender")
+    assert cubic < bbr
+
+
+def test_an_unknown_paper_is_refused_with_the_choices():
+    completed = subprocess.run([sys.executable, "-m", "tcplab", "reproduce", "nope", "--quick"], cwd=ROOT,
+                               capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 2
+    assert "unknown paper 'nope'" in completed.stderr and "roccet, rta, tcp-do" in completed.stderr
