@@ -55,6 +55,18 @@ pub enum OrbiterPeriodRtt {
     Latest,
 }
 
+/// LAUNCH's ACK condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LaunchAckTest {
+    /// |ACKs - cum_cwnd| over the interval is at least `launch_ack_difference` segments (the
+    /// paper's text). In slow start this nearly always holds, so srRTT alone decides.
+    Difference,
+    /// The ACKs of this interval are no more than those of the one before: the ACK rate stopped
+    /// growing (the authors' module).
+    RateStalled,
+}
+
 /// A loss (fast retransmit or ECN) in LAUNCH.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -75,7 +87,9 @@ pub struct RoccetConfig {
     pub srrtt_bound: f64,
     /// ORBITER: ACKs short of cum_cwnd by more than this fraction.
     pub ack_tolerance: f64,
-    /// LAUNCH: ACKs and cum_cwnd differ by at least this many segments.
+    /// LAUNCH's ACK condition.
+    pub launch_ack_test: LaunchAckTest,
+    /// LAUNCH (`difference` test): ACKs and cum_cwnd differ by at least this many segments.
     pub launch_ack_difference: u32,
     pub launch_interval: Duration,
     /// ORBITER checks every this many minimum RTTs.
@@ -104,6 +118,7 @@ impl Default for RoccetConfig {
             alpha: 0.2,
             srrtt_bound: 100.0,
             ack_tolerance: 0.2,
+            launch_ack_test: LaunchAckTest::Difference,
             launch_ack_difference: 10,
             launch_interval: Duration(100 * NANOS_PER_MILLI),
             orbiter_rtts: 5,
@@ -141,6 +156,12 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Float { min: 0.0, max: 1.0 },
         unit: "",
         description: "ORBITER: ACKs short of cum_cwnd by more than this fraction",
+    },
+    ParamSpec {
+        name: "launch_ack_test",
+        kind: ParamKind::Choice { allowed: &["difference", "rate_stalled"] },
+        unit: "",
+        description: "LAUNCH's ACK condition: |ACKs - cum_cwnd| >= launch_ack_difference (paper) or the ACK rate stopped growing between intervals (authors' module)",
     },
     ParamSpec {
         name: "launch_ack_difference",
@@ -257,6 +278,8 @@ pub struct Roccet {
     /// ACKs (segments) and cum_cwnd (segments) in the current counting interval.
     interval_acks: f64,
     interval_cum_cwnd: f64,
+    /// ACKs of the previous LAUNCH interval (the `rate_stalled` test).
+    previous_launch_acks: Option<f64>,
     interval_start: Option<SimTime>,
     last_ack_time: Option<SimTime>,
     pub(crate) first_slow_start_done: bool,
@@ -285,6 +308,7 @@ impl Roccet {
             sr_rtt: 0.0,
             interval_acks: 0.0,
             interval_cum_cwnd: 0.0,
+            previous_launch_acks: None,
             interval_start: None,
             last_ack_time: None,
             first_slow_start_done: false,
@@ -344,8 +368,14 @@ impl Roccet {
     }
 
     fn launch(&mut self, now: SimTime) {
-        let difference = (self.interval_acks - self.interval_cum_cwnd).abs();
-        if difference >= self.config.launch_ack_difference as f64 && self.sr_rtt > self.config.srrtt_bound {
+        let acks_say_full = match self.config.launch_ack_test {
+            LaunchAckTest::Difference => {
+                (self.interval_acks - self.interval_cum_cwnd).abs() >= self.config.launch_ack_difference as f64
+            }
+            LaunchAckTest::RateStalled => self.previous_launch_acks.is_some_and(|previous| self.interval_acks <= previous),
+        };
+        self.previous_launch_acks = Some(self.interval_acks);
+        if acks_say_full && self.sr_rtt > self.config.srrtt_bound {
             if self.first_slow_start_done {
                 self.cubic.on_congestion_event(&CongestionEvent {
                     now,
@@ -537,6 +567,51 @@ mod tests {
             ..AckEvent::default()
         });
         assert!(r.cubic.window.cwnd > before, "growth resumes after the drain");
+    }
+
+    /// One 100 ms LAUNCH interval with `acks` ACKs spread evenly, every RTT sample 150 ms (srRTT
+    /// far above 100% over the 50 ms minimum); returns whether LAUNCH exited.
+    fn launch_interval_with(r: &mut Roccet, start: SimTime, acks: u64) -> bool {
+        let mut exited = false;
+        for i in 1..=acks {
+            r.on_ack(&AckEvent {
+                now: start + i * 100 * MS / acks,
+                acked_bytes: 1000,
+                acked_segments: 1,
+                rtt_sample: Some(150 * MS),
+                srtt: 150 * MS,
+                snd_una_advanced: true,
+                cwnd_limited: true,
+                ..AckEvent::default()
+            });
+            exited |= r.take_event() == Some("roccet_launch_exit");
+        }
+        exited
+    }
+
+    #[test]
+    fn the_rate_stalled_launch_test_waits_until_the_ack_rate_stops_growing() {
+        let config = RoccetConfig { launch_ack_test: LaunchAckTest::RateStalled, ..RoccetConfig::default() };
+        let mut r = Roccet::new(
+            config,
+            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+        );
+        r.cubic.window.cwnd = 10;
+        r.observe_rtt(0, 50 * MS);
+        // ACKs per interval grow 10, 20, 40, 80: slow start goes on despite the RTT.
+        let mut start = 0;
+        for acks in [10, 20, 40, 80] {
+            assert!(!launch_interval_with(&mut r, start, acks), "exited while the ACK rate grew ({acks})");
+            start += 100 * MS;
+        }
+        // The same 80 again: the rate stopped growing, and srRTT is above the bound.
+        assert!(launch_interval_with(&mut r, start, 80) || launch_interval_with(&mut r, start + 100 * MS, 80));
+        assert!(!r.cubic.window.in_slow_start());
+        // The paper's difference test exits at the first interval with the same RTTs.
+        let mut paper = roccet();
+        paper.cubic.window.cwnd = 10;
+        paper.observe_rtt(0, 50 * MS);
+        assert!(launch_interval_with(&mut paper, 0, 10) || launch_interval_with(&mut paper, 100 * MS, 20));
     }
 
     #[test]
