@@ -156,6 +156,19 @@ def _shares(sweep) -> pd.DataFrame:
     return totals.groupby(labels)["share"].mean().reset_index()
 
 
+def _spread(points: pd.DataFrame) -> str:
+    """The smallest and largest share over a set of points, with where they occur."""
+    if points.empty:
+        return "no points"
+    points = points.reset_index(drop=True)
+
+    def where(row: pd.Series) -> str:
+        return f"{row['share']:.2f} ({row['first']} vs {row['competitor']}, {row['link']}, {row['buffer_size']})"
+
+    low, high = points.loc[points["share"].idxmin()], points.loc[points["share"].idxmax()]
+    return f"{len(points)} points, from {where(low)} to {where(high)}"
+
+
 def share(r: Reproduction) -> None:
     r.text("## Bandwidth share (Figs. 7-8)")
     links = dict(list(LINKS.items())[:1]) if r.quick else LINKS
@@ -201,16 +214,25 @@ def _share_figures(r: Reproduction, pairs: pd.DataFrame, many: pd.DataFrame) -> 
     fig.tight_layout()
     r.figure("share-one-vs-one", fig, "One flow against one (the paper's Fig. 8): the first flow's share of the "
              "total goodput, mean over runs")
-    fig, axes = plt.subplots(1, len(links), figsize=(5 * len(links), 3.6), squeeze=False)
-    for ax, link in zip(axes[0], links):
-        for (competitor, buffer), rows in many[many["link"] == link].groupby(["competitor", "buffer_size"]):
-            rows = rows.sort_values("group_size")
-            ax.plot(rows["group_size"], rows["share"], marker="o", label=f"vs {competitor.upper()}, {buffer}")
-        counts = sorted(many["group_size"].unique())
-        ax.plot(counts, [n / (n + 1) for n in counts], color="grey", linestyle=":", label="equal share")
-        ax.set_xscale("log", base=2)
-        ax.set(xlabel="ROCCET flows", ylabel="ROCCET flows' summed share", title=link, ylim=(0, 1))
-        ax.legend(fontsize=6)
+    competitors = sorted(many["competitor"].unique())
+    fig, axes = plt.subplots(len(links), len(competitors), figsize=(4.2 * len(competitors), 3.4 * len(links)),
+                             squeeze=False, sharey=True)
+    buffers = sorted(many["buffer_size"].unique(), key=_bdp)
+    colours = plt.cm.viridis([i / max(len(buffers) - 1, 1) for i in range(len(buffers))])
+    counts = sorted(many["group_size"].unique())
+    for row, link in enumerate(links):
+        for column, competitor in enumerate(competitors):
+            ax = axes[row][column]
+            for buffer, colour in zip(buffers, colours):
+                rows = many[(many["link"] == link) & (many["competitor"] == competitor) & (many["buffer_size"] == buffer)]
+                rows = rows.sort_values("group_size")
+                ax.plot(rows["group_size"], rows["share"], marker="o", markersize=3, color=colour, label=buffer)
+            ax.plot(counts, [n / (n + 1) for n in counts], color="grey", linestyle=":", label="equal share")
+            ax.set_xscale("log", base=2)
+            ax.set(title=f"vs one {competitor.upper()}, {link}", ylim=(0, 1))
+            ax.set_xlabel("ROCCET flows")
+        axes[row][0].set_ylabel("ROCCET flows' summed share")
+    axes[0][-1].legend(fontsize=7, title="buffer")
     fig.tight_layout()
     r.figure("share-many", fig, "1 to 32 ROCCET flows against one flow (the paper's Fig. 7)")
 
@@ -232,23 +254,24 @@ def _share_claims(r: Reproduction, pairs: pd.DataFrame, many: pd.DataFrame) -> N
     against = pd.concat([deep[(deep["first"] == "roccet") & (deep["competitor"] == c)] for c in ("cubic", "bbr3")])
     r.claim(e, "Above 1 BDP, CUBIC and BBRv3 get more than an equal share against ROCCET (Fig. 8).",
             verdict([(against["share"] < 0.5).all()]) if len(against) else "not reproduced",
-            f"ROCCET's share against CUBIC/BBRv3 above 1 BDP: {', '.join(f'{s:.2f}' for s in against['share'])}.")
+            f"ROCCET's share against CUBIC/BBRv3 above 1 BDP: {_spread(against)}.")
     same = pd.concat([pair("cubic", "cubic"), pair("bbr3", "bbr3")])
     r.claim(e, "CUBIC with CUBIC and BBRv3 with BBRv3 share nearly equally (Fig. 8).",
             verdict([((same["share"] - 0.5).abs() <= 0.1).all()]),
-            f"shares {', '.join(f'{s:.2f}' for s in same['share'])} (criterion: within 0.1 of 0.5).")
+            f"shares {_spread(same)} (criterion: within 0.1 of 0.5).")
     versus_bbr = pair("roccet", "bbr3")
     versus_bbr = versus_bbr[versus_bbr["link"] == "50Mbps x 30ms"]
     r.claim(e, "On 50 Mbit/s x 30 ms, ROCCET's share against BBRv3 is always below 30% (Fig. 8).",
             verdict([(versus_bbr["share"] < 0.3).all()]),
-            f"shares {', '.join(f'{s:.2f}' for s in versus_bbr['share'])}.")
+            f"shares {_spread(versus_bbr)}.")
     r.text("The shares of every one-to-one point are in numbers.csv (experiment 'bandwidth share').")
 
 
 def capacity_drop(r: Reproduction) -> None:
     e = "capacity drop"
     r.text("## Capacity drop from 50 to 25 Mbit/s at 20 s (Fig. 9)")
-    sweep = r.sweep("capacity-drop", "drop.toml", {"algorithm": (["flows.0.cc"], list(ALGORITHMS))}, r.runs_or(5, 1))
+    # The scenario has no random element: one run is the paper's "characteristic transmission".
+    sweep = r.sweep("capacity-drop", "drop.toml", {"algorithm": (["flows.0.cc"], list(ALGORITHMS))}, r.runs_or(1, 1))
     series = sweep.timeseries
     events = sweep.events
     before = series[(series["time_s"] > 15) & (series["time_s"] <= 20)].groupby("algorithm")["srtt_ms"].median()

@@ -113,7 +113,8 @@ def _client(stack: ExitStack, workers: int | None, scheduler: str | None):
             n_workers=count,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            # A free port: several clusters on one machine (parallel sweeps) must not clash on 8787.
+            dashboard_address=":0",
             silence_logs=logging.ERROR,
         )
     )
