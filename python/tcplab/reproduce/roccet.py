@@ -1,5 +1,6 @@
-"""TCP ROCCET (papers/tcp-roccet.txt): the cellular comparisons (Figs. 5-6), bandwidth share
-against CUBIC, BBRv3 and ROCCET (Figs. 7-8) and the capacity drop (Fig. 9).
+"""TCP ROCCET (papers/tcp-roccet.txt): CUBIC's frozen cwnd (Fig. 2), the cellular comparisons
+(Figs. 5-6), bandwidth share against CUBIC, BBRv3 and ROCCET (Figs. 7-8) and the capacity drop
+(Fig. 9).
 
 The paper's cellular results come from commercial 5G networks; tcplab's come from generated
 5G-like traces (docs/traces.md), so those comparisons test whether the same ordering appears on a
@@ -40,9 +41,15 @@ Choices where the paper is silent (made before any comparison):
   have one value per run, as the goodput ones.
 - **Share links**: RTT = 2 x (0.5 ms access + bottleneck delay + 0.5 ms access); receive window
   64 MB (larger than every buffer, as the paper says).
+- **Frozen cwnd** (Fig. 2): one CUBIC download of 60 s on a stationary trace, once with the
+  64 MB receive window and once with 3 MB, the window a Linux receiver advertises from its default
+  `tcp_rmem` maximum of 6 MiB (about half of the buffer is offered as window). The paper blames an
+  application that does not fill the cwnd; in tcplab a window below the cwnd has the same effect:
+  the flow is not cwnd-limited, so CUBIC does not grow (Linux's `tcp_is_cwnd_limited`).
 - **Capacity drop**: 16 BDP buffer ("oversized ... multiple BDP"), the drop at 20 s of 35 s.
 - Runs: {'quick form: 1-5 runs, fewer buffers and one link' if r.quick else 'the paper: 120 stationary runs and about 95 mobile ones per algorithm, 5 runs per share point'}.
 """)
+    frozen_cwnd(r)
     cellular(r)
     share(r)
     capacity_drop(r)
@@ -55,6 +62,64 @@ def _per_run(sweep, label: str) -> pd.DataFrame:
     merged = flows.merge(series, on=[label, "run", "flow_id"])
     merged["goodput_mbps"] = merged["goodput_bps"] / 1e6
     return merged
+
+
+FROZEN_WINDOWS = {"64MB": "64 MB window", "3MB": "3 MB window (Linux's default)"}
+
+
+def frozen_cwnd(r: Reproduction) -> None:
+    e = "frozen cwnd"
+    r.text("## CUBIC's frozen cwnd on a cellular link (Fig. 2)")
+    duration = "20s" if r.quick else "60s"
+    # One run per window: the paper shows one exemplary transmission.
+    sweep = r.sweep("frozen-cwnd", "cellular.toml", {"window_cap": (["tcp.receive_window"], list(FROZEN_WINDOWS))}, 1, {
+        "simulation.duration": duration,
+        "topology.bottleneck.forward.trace.cellular.length": duration,
+        "topology.bottleneck.forward.trace.cellular.nr_off_mean": "0s",
+        "flows.0.params": PARAMS["cubic"],
+    })
+    series, flows = sweep.timeseries, sweep.flows.set_index("window_cap")
+    checks = {}
+    for window, name in FROZEN_WINDOWS.items():
+        rows = series[series["window_cap"] == window]
+        in_slow_start = rows[rows["state"] == "slow_start"]
+        slow_start_end = float(in_slow_start["time_s"].max()) if len(in_slow_start) else 0.0
+        last_second = in_slow_start[in_slow_start["time_s"] > slow_start_end - 1.0]["cwnd_bytes"]
+        avoidance = rows[rows["time_s"] > slow_start_end]["cwnd_bytes"]
+        variation = float((avoidance.max() - avoidance.min()) / avoidance.mean()) if len(avoidance) else np.nan
+        events = int(flows.loc[window, "fast_recoveries"] + flows.loc[window, "timeouts"])
+        r.number(e, "time in slow start", name, "s", 4.0, slow_start_end, "Sec. III: 'the first 4 s'")
+        r.number(e, "congestion events", name, "", 2.0, events, "Sec. III: losses at about 4 s and 7 s")
+        r.number(e, "cwnd range / mean after slow start", name, "", None, variation, "Fig. 2 (flat cwnd)")
+        r.number(e, "median sRTT", name, "ms", None, rows["srtt_ms"].median(), "Fig. 2")
+        checks[window] = [slow_start_end >= 2.0 and last_second.nunique() == 1, events <= 3, variation <= 0.2]
+    r.numbers_table(e)
+    _frozen_figure(r, series)
+    r.claim(e, "CUBIC (HyStart off) stays in slow start for seconds with a frozen, too large cwnd, and after "
+            "one or two loss-based events its cwnd stays frozen in congestion avoidance (Fig. 2).",
+            verdict(checks["3MB"]),
+            "with the 3 MB window: slow start of 2 s or more ending on an unchanged cwnd, "
+            f"{checks['3MB'][0]}; at most 3 congestion events, {checks['3MB'][1]}; cwnd range within 20% of its "
+            f"mean after slow start, {checks['3MB'][2]} (with the 64 MB window: {', '.join(map(str, checks['64MB']))}).")
+
+
+def _frozen_figure(r: Reproduction, series: pd.DataFrame) -> None:
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 1, figsize=(8, 5), sharex=True)
+    for window, name in FROZEN_WINDOWS.items():
+        rows = series[series["window_cap"] == window]
+        axes[0].plot(rows["time_s"], rows["cwnd_bytes"] / 1448, label=name, linewidth=0.9)
+        axes[1].plot(rows["time_s"], rows["srtt_ms"], label=name, linewidth=0.9)
+    axes[0].set_ylabel("cwnd (segments)")
+    axes[1].set_ylabel("sRTT (ms)")
+    axes[1].set_xlabel("time (s)")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    r.figure("frozen-cwnd", fig, "One CUBIC download (HyStart off) on a stationary 5G-like trace with two receive "
+             "windows, as the paper's Fig. 2")
 
 
 def cellular(r: Reproduction) -> None:
