@@ -471,11 +471,13 @@ fn receiver_based_delay_control_in_the_many_flow_setting() {
     };
     let timeouts = |r: &Results| r.flows.u64("timeouts").iter().sum::<u64>();
     let newreno = many_flows("newreno", "");
-    // Exact RDC: routers stamp the large-FIFO delay, receivers hold ACKs for it.
+    // Exact RDC: routers stamp the large-FIFO delay beyond the real queue's, receivers hold ACKs
+    // for it. The stamp grows only with what the real queue dropped or marked away, so the window
+    // widens less than with the other two (docs/algorithms/rdc.md); whether it times out less is
+    // left to the Active Delay Control reproduction, as SDC's.
     let exact = many_flows_with("newreno", "", "ack_delay = \"exact_rdc\"", ", rdc_stamp = true");
-    // Whether it also times out less is left to the Active Delay Control reproduction, as SDC's.
-    assert!(mean_cwnd(&exact) >= 4.0, "exact RDC mean cwnd {}", mean_cwnd(&exact));
-    // 1-bit RDC widens the window too, but (recorded finding, docs/algorithms/rdc.md) its
+    assert!(mean_cwnd(&exact) >= mean_cwnd(&newreno) + 0.5, "exact RDC {} vs {}", mean_cwnd(&exact), mean_cwnd(&newreno));
+    // 1-bit RDC widens the window most, but (recorded finding, docs/algorithms/rdc.md) its
     // doubling delay makes RTT samples jump faster than the sender's timer adapts: more timeouts.
     let one_bit = many_flows_with("newreno", "", "ack_delay = \"one_bit_rdc\"", "");
     assert!(mean_cwnd(&one_bit) >= 4.0, "1-bit RDC mean cwnd {}", mean_cwnd(&one_bit));

@@ -243,13 +243,14 @@ impl Channel {
         self.stats.offered_packets += 1;
         if self.rdc_stamp {
             // The virtual large FIFO drains at the link rate and never drops: the packet's wait
-            // there is the backlog ahead of it.
+            // there is the backlog ahead of it. The stamp is what is left of it once the packet
+            // leaves the real queue (`on_transmitter_free`).
             let drained = self.rate_bps as f64 * (now - self.virtual_updated) as f64 / 1e9;
             self.virtual_backlog_bits = (self.virtual_backlog_bits - drained).max(0.0);
             self.virtual_updated = now;
             let wait = (self.virtual_backlog_bits / self.rate_bps as f64 * 1e9) as SimDuration;
             self.virtual_backlog_bits += pool.get(packet).wire_bytes as f64 * 8.0;
-            pool.get_mut(packet).delay_stamp += wait;
+            pool.get_mut(packet).virtual_wait = wait;
         }
         let outcome = self.queue.enqueue(packet, pool, now, &mut self.dropped);
         for evicted in self.dropped.drain(..) {
@@ -292,6 +293,11 @@ impl Channel {
         if let Some(packet) = next {
             let waited = now - pool.get(packet).enqueued_at;
             self.stats.sojourn.record(waited);
+            if self.rdc_stamp {
+                // The receiver adds the stamp to a path that already carries the real wait.
+                let p = pool.get_mut(packet);
+                p.delay_stamp += p.virtual_wait.saturating_sub(waited);
+            }
             self.transmit(index, packet, pool, events);
         }
         if !self.queue.is_empty() && !self.wakeup_pending {
@@ -371,35 +377,56 @@ mod tests {
     use crate::sim::{rng_stream, StreamKind};
     use crate::time::NANOS_PER_MILLI as MS;
 
-    #[test]
-    fn rdc_stamps_the_wait_a_large_fifo_would_give() {
-        // 1 Mbit/s: a 1500-byte packet takes 12 ms. The real queue holds one packet only.
-        let mut channel = Channel::new(
-            "l".into(),
-            0,
-            1,
-            1_000_000,
-            0,
-            Box::new(DropTail::new(QueueLimit::Packets(1), None)),
-            String::new(),
-            rng_stream(1, 0, StreamKind::Channel, 0),
-        );
+    /// A 1 Mbit/s direction (a 1500-byte packet takes 12 ms) that stamps for exact RDC.
+    fn stamping_channel(real_limit_packets: u64) -> Channel {
+        let queue = Box::new(DropTail::new(QueueLimit::Packets(real_limit_packets), None));
+        let mut channel =
+            Channel::new("l".into(), 0, 1, 1_000_000, 0, queue, String::new(), rng_stream(1, 0, StreamKind::Channel, 0));
         channel.rdc_stamp = true;
-        let mut pool = PacketPool::default();
-        let mut events = EventQueue::new();
-        let ids: Vec<PacketId> =
-            (0..4).map(|_| pool.insert(Packet { wire_bytes: 1500, ..Packet::default() })).collect();
-        for &id in &ids[..3] {
-            channel.offer(0, id, &mut pool, &mut events);
+        channel
+    }
+
+    /// Runs the channel's transmitter events up to `until`.
+    fn run_transmitter(channel: &mut Channel, pool: &mut PacketPool, events: &mut EventQueue, until: SimTime) {
+        while let Some(event) = events.pop_until(until) {
+            if let Event::TransmitterFree { channel: index } = event {
+                channel.on_transmitter_free(index, pool, events);
+            }
         }
-        // Arrivals at once: a large FIFO would delay them 0, 12 and 24 ms, even though the real
-        // one-packet queue drops the third.
-        let stamps: Vec<u64> = ids[..2].iter().map(|&id| pool.get(id).delay_stamp).collect();
-        assert_eq!(stamps, vec![0, 12 * MS]);
+        events.advance_to(until);
+    }
+
+    fn offer_packets(channel: &mut Channel, pool: &mut PacketPool, events: &mut EventQueue, n: usize) -> Vec<PacketId> {
+        let ids: Vec<PacketId> = (0..n).map(|_| pool.insert(Packet { wire_bytes: 1500, ..Packet::default() })).collect();
+        for &id in &ids {
+            channel.offer(0, id, pool, events);
+        }
+        ids
+    }
+
+    #[test]
+    fn rdc_stamp_is_zero_for_a_packet_that_waited_the_whole_virtual_delay() {
+        // A real queue as large as the virtual one: each packet waits 0, 12, 24 ms in both.
+        let (mut channel, mut pool, mut events) = (stamping_channel(100), PacketPool::default(), EventQueue::new());
+        let ids = offer_packets(&mut channel, &mut pool, &mut events, 3);
+        run_transmitter(&mut channel, &mut pool, &mut events, 100 * MS);
+        let virtual_waits: Vec<u64> = ids.iter().map(|&id| pool.get(id).virtual_wait).collect();
+        assert_eq!(virtual_waits, vec![0, 12 * MS, 24 * MS]);
+        assert!(ids.iter().all(|&id| pool.get(id).delay_stamp == 0));
+    }
+
+    #[test]
+    fn rdc_stamps_the_virtual_wait_beyond_the_real_one() {
+        // The real queue holds one packet: of three arriving at once the third is dropped, but the
+        // virtual FIFO keeps it (backlog 36 ms of data).
+        let (mut channel, mut pool, mut events) = (stamping_channel(1), PacketPool::default(), EventQueue::new());
+        let ids = offer_packets(&mut channel, &mut pool, &mut events, 3);
         assert_eq!(channel.stats.queue_drops, 1);
-        // 30 ms later the virtual backlog (36 ms of data) has 6 ms left.
-        events.advance_to(30 * MS);
-        channel.offer(0, ids[3], &mut pool, &mut events);
-        assert_eq!(pool.get(ids[3]).delay_stamp, 6 * MS);
+        run_transmitter(&mut channel, &mut pool, &mut events, 30 * MS);
+        // The second packet waited its whole virtual 12 ms in the real queue: nothing to add.
+        assert_eq!((pool.get(ids[1]).virtual_wait, pool.get(ids[1]).delay_stamp), (12 * MS, 0));
+        // At 30 ms the real queue is empty but 6 ms of virtual backlog remain: the stamp is 6 ms.
+        let late = offer_packets(&mut channel, &mut pool, &mut events, 1)[0];
+        assert_eq!(pool.get(late).delay_stamp, 6 * MS);
     }
 }

@@ -17,10 +17,11 @@
 //! Receiver-based delay control (Active Delay Control, papers/active-delay-control.txt) holds each
 //! ACK before it leaves, in order: for the delay routers stamped on the data (exact RDC), or for a
 //! delay the receiver adapts from CE marks (1-bit RDC). 1-bit RDC applies the update laws of
-//! `cc::sdc` (the rate W / (R + D) follows AIMD) once per round of R + D, with R measured from the
-//! sender's timestamp echo and W the segments received in the last round; while W is at most
-//! `ONE_BIT_WINDOW_THRESHOLD` it absorbs CE marks instead of echoing them, so the sender does not
-//! halve as well (docs/algorithms/rdc.md).
+//! `cc::sdc` once per round of R + D, with R measured from the sender's timestamp echo and W the
+//! segments received in the last round, so that the rate W / (R + D) follows AIMD together with
+//! the sender's own growth; while W is at most `ONE_BIT_WINDOW_THRESHOLD` it absorbs CE marks
+//! instead of echoing them, so the sender does not halve as well; above it the delay drains
+//! gradually (docs/algorithms/rdc.md).
 
 use std::collections::VecDeque;
 
@@ -69,13 +70,21 @@ impl OneBitRdc {
     }
 
     /// The per-round update: `window` segments arrived in the round, `marked` if any carried CE.
+    ///
+    /// The flow's rate W / (R + D) follows AIMD with the sender's window and this delay together
+    /// (docs/algorithms/rdc.md): at or below the threshold a mark doubles R + D (the receiver
+    /// absorbs it, so the window stays), and a calm round lowers D only when the sender's window
+    /// did not grow by itself; above it marks reach the sender, which halves its window, and D
+    /// drains by the additive-increase law instead of vanishing at once.
     pub fn close_round(&mut self, base_rtt: SimDuration, window: u64, marked: bool, max_delay: SimDuration) {
+        let sender_grew = self.window_estimate.is_some_and(|previous| window > previous);
         self.window_estimate = Some(window);
-        if window > ONE_BIT_WINDOW_THRESHOLD {
-            self.delay = 0;
-        } else if marked {
+        if self.delay == 0 && (window > ONE_BIT_WINDOW_THRESHOLD || !marked) {
+            return;
+        }
+        if window <= ONE_BIT_WINDOW_THRESHOLD && marked {
             self.delay = delay_after_mark(base_rtt, self.delay).min(max_delay);
-        } else if self.delay > 0 {
+        } else if window > ONE_BIT_WINDOW_THRESHOLD && !marked || window <= ONE_BIT_WINDOW_THRESHOLD && !sender_grew {
             self.delay = delay_after_calm_round(base_rtt, self.delay, window);
         }
     }
@@ -356,17 +365,44 @@ mod tests {
         assert_eq!(rdc.delay, 100 * MS);
         rdc.close_round(base, 4, true, max);
         assert_eq!(rdc.delay, 300 * MS);
-        // Calm: R + D = 400 ms x 4/5 = 320 ms, D = 220 ms.
+        // Calm, and the sender's window did not grow: R + D = 400 ms x 4/5 = 320 ms, D = 220 ms.
         rdc.close_round(base, 4, false, max);
         assert_eq!(rdc.delay, 220 * MS);
+        // Calm, and the sender grew by a segment: that is the round's additive increase already.
+        rdc.close_round(base, 5, false, max);
+        assert_eq!(rdc.delay, 220 * MS);
         for _ in 0..10 {
-            rdc.close_round(base, 4, true, max);
+            rdc.close_round(base, 5, true, max);
         }
         assert_eq!(rdc.delay, max, "bounded by the maximum");
-        // More than 8 segments per round: delay control off, marks echoed again.
+        // Above 8 segments a mark is the sender's to answer: the delay stays, marks are echoed.
         rdc.close_round(base, 40, true, max);
-        assert_eq!(rdc.delay, 0);
+        assert_eq!(rdc.delay, max);
         assert!(!rdc.absorbs_marks());
+    }
+
+    #[test]
+    fn one_bit_rdc_delay_changes_smoothly_across_the_window_threshold() {
+        let mut rdc = OneBitRdc { delay: 300 * MS, window_estimate: Some(5), ..OneBitRdc::default() };
+        let (base, max) = (100 * MS, 2_000 * MS);
+        let mut round_trip = base + rdc.delay;
+        // A sender in congestion avoidance grows one segment per round from 6 to 20.
+        for window in 6..=20u64 {
+            rdc.close_round(base, window, false, max);
+            let next = base + rdc.delay;
+            // At most the additive-increase step R + D -> (R + D) W / (W + 1): no jump to zero.
+            assert!(next <= round_trip && round_trip - next <= round_trip / (window + 1) + 1, "W = {window}");
+            if window <= ONE_BIT_WINDOW_THRESHOLD {
+                assert_eq!(rdc.delay, 300 * MS, "below the threshold the sender's growth is the increase");
+            }
+            round_trip = next;
+        }
+        assert!(rdc.delay > 0 && rdc.delay < 300 * MS, "draining, not gone: {} ms", rdc.delay / MS);
+        // Keeps draining to zero.
+        for _ in 0..200 {
+            rdc.close_round(base, 20, false, max);
+        }
+        assert_eq!(rdc.delay, 0);
     }
 
     #[test]
