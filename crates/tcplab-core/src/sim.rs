@@ -51,6 +51,10 @@ pub enum Event {
     AppToggle {
         flow: u32,
     },
+    /// A restarting flow opens its next connection (its last transfer reached the receiver).
+    FlowRestart {
+        flow: u32,
+    },
     AppWrite {
         flow: u32,
     },

@@ -56,8 +56,14 @@ pub struct Packet {
     /// 7323's TSecr), which lets the receiver measure the RTT.
     pub ts_echo: SimTime,
     /// Exact receiver-based delay control: the queueing delay the packet would have met in large
-    /// FIFO buffers along its path, stamped by routers.
+    /// FIFO buffers along its path beyond what it actually waited, stamped by routers.
     pub delay_stamp: SimDuration,
+    /// Exact RDC: the wait in the virtual large FIFO of the link the packet is queued at, set when
+    /// it arrives there; the stamp takes the part of it the real queue did not impose.
+    pub virtual_wait: SimDuration,
+    /// Which connection of a restarting flow (`restart = true`) the packet belongs to: packets of
+    /// an earlier connection are discarded where they arrive.
+    pub connection: u16,
 }
 
 impl Packet {

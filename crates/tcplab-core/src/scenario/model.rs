@@ -525,6 +525,12 @@ pub struct FlowSpec {
     /// TCP on/off: what happens to data written but not yet sent when an off period begins.
     #[serde(default, skip_serializing_if = "is_default")]
     pub off_unsent: OffUnsent,
+    /// TCP with `size`: a closed loop of transfers. When the receiver has the last byte, a new
+    /// connection (fresh window and timers) sends the next `size` bytes after `think_time`.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub restart: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_time: Option<Duration>,
     /// TCP options for these flows, over the scenario's `[tcp]` table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpSpec>,

@@ -312,6 +312,7 @@ fn validate_udp_flow(key: &str, flow: &FlowSpec) -> Result<(), ScenarioError> {
         ("cc", flow.cc.is_some()),
         ("params", !flow.params.is_null()),
         ("size", flow.size.is_some()),
+        ("restart", flow.restart),
         ("tcp", flow.tcp.is_some()),
     ] {
         if present {
@@ -345,6 +346,7 @@ fn validate_flow_timing(key: &str, flow: &FlowSpec) -> Result<(), ScenarioError>
         }
         _ => {}
     }
+    validate_restart(key, flow)?;
     if flow.off_unsent == OffUnsent::Keep {
         if flow.on_time.is_none() || flow.protocol != Protocol::Tcp {
             return Err(ScenarioError::new(format!("{key}.off_unsent"), "applies to TCP on/off flows (on_time and off_time)"));
@@ -355,6 +357,26 @@ fn validate_flow_timing(key: &str, flow: &FlowSpec) -> Result<(), ScenarioError>
                 "\"keep\" needs the application's rate (e.g. rate = \"200Mbps\"): without one it writes without end while on",
             ));
         }
+    }
+    Ok(())
+}
+
+/// Restarting transfers: TCP with a size, not on/off; a think time only with them.
+fn validate_restart(key: &str, flow: &FlowSpec) -> Result<(), ScenarioError> {
+    if flow.think_time.is_some() && !flow.restart {
+        return Err(ScenarioError::new(format!("{key}.think_time"), "applies to restarting flows (restart = true)"));
+    }
+    if !flow.restart {
+        return Ok(());
+    }
+    if flow.size.is_none() {
+        return Err(ScenarioError::new(
+            format!("{key}.restart"),
+            "needs the size of each transfer, e.g. size = \"19200B\"",
+        ));
+    }
+    if flow.on_time.is_some() {
+        return Err(ScenarioError::new(format!("{key}.restart"), "cannot be combined with on_time and off_time"));
     }
     Ok(())
 }

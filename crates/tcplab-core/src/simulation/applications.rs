@@ -1,9 +1,15 @@
-//! Application events: a TCP flow's start, its on/off toggles and rate-limited writes, and a UDP
-//! source's toggles and datagrams. `traffic` decides when an application is active and how long
+//! Application events: a TCP flow's start, its on/off toggles, rate-limited writes and restarts
+//! (a closed loop of transfers, each on a new connection), and a UDP source's toggles and
+//! datagrams. `traffic` decides when an application is active and how long
 //! its periods are; these handlers schedule the events that follow and hand data to the transport.
 
+use rand::Rng;
+
 use super::Simulation;
+use crate::cc;
 use crate::sim::Event;
+use crate::tcp::receiver::TcpReceiver;
+use crate::tcp::sender::TcpSender;
 use crate::tcp::EndpointContext;
 use crate::time::transmission_time;
 use crate::traffic::udp;
@@ -14,6 +20,9 @@ impl Simulation {
         if self.tcp[flow].app.stopped(now) {
             return;
         }
+        if self.tcp[flow].restart.is_some() {
+            self.tcp[flow].sender.stats.events.push((now, "transfer_start"));
+        }
         self.activate_tcp_app(flow);
         let app = &mut self.tcp[flow].app;
         if let Some(stop) = app.stop {
@@ -22,6 +31,52 @@ impl Simulation {
         if let Some(on) = app.next_on_period() {
             self.events.schedule(now + on, Event::AppToggle { flow: flow as u32 });
         }
+    }
+
+    /// A restarting flow's receiver may just have received its transfer's last byte: note it and
+    /// schedule the next connection after the think time.
+    pub(super) fn check_transfer_complete(&mut self, flow: usize) {
+        let now = self.events.now();
+        let f = &mut self.tcp[flow];
+        let (Some(restart), Some(size)) = (f.restart.as_mut(), f.size) else { return };
+        if restart.pending || f.receiver.rcv_nxt() < size {
+            return;
+        }
+        restart.pending = true;
+        f.sender.stats.events.push((now, "transfer_complete"));
+        let next = now + restart.think_time;
+        if !f.app.stopped(next) {
+            self.events.schedule(next, Event::FlowRestart { flow: flow as u32 });
+        }
+    }
+
+    /// The next transfer of a restarting flow, on a new connection: a fresh algorithm, sender
+    /// and receiver (the flow's counters carry on); the old connection's packets still in the
+    /// network are discarded when they arrive.
+    pub(super) fn restart_tcp_flow(&mut self, flow: usize) {
+        let now = self.events.now();
+        let f = &mut self.tcp[flow];
+        let (Some(restart), Some(size)) = (f.restart.as_mut(), f.size) else { return };
+        let info = cc::ConnectionInfo { seed: restart.rng.next_u64(), ..restart.info };
+        let controller = match cc::create(&f.algorithm, &restart.params, info) {
+            Ok(controller) => controller,
+            Err(why) => {
+                restart.failure = Some(why);
+                return;
+            }
+        };
+        restart.pending = false;
+        let mut sender = TcpSender::new(flow as u32, f.sink, restart.config.clone(), controller);
+        sender.set_stream_end(size);
+        sender.stats = std::mem::take(&mut f.sender.stats);
+        sender.stats.all_acknowledged_at = None;
+        sender.stats.events.push((now, "transfer_start"));
+        let mut receiver = TcpReceiver::new(flow as u32, f.source, restart.config.clone());
+        receiver.stats = std::mem::take(&mut f.receiver.stats);
+        f.sender = sender;
+        f.receiver = receiver;
+        f.connection = f.connection.wrapping_add(1);
+        self.activate_tcp_app(flow);
     }
 
     fn activate_tcp_app(&mut self, flow: usize) {

@@ -7,7 +7,7 @@
 use rand::Rng;
 
 use super::channel_setup::{build_queue, configure_direction, load_trace};
-use super::flows::{TcpFlow, UdpFlow};
+use super::flows::{Restart, TcpFlow, UdpFlow};
 use super::Simulation;
 use crate::cc::{self, ConnectionInfo};
 use crate::metrics::TimeSeries;
@@ -94,6 +94,7 @@ impl Simulation {
             transmitted_at_last_sample: Vec::new(),
             channel_labels: builder.channel_labels,
             unroutable_packets: 0,
+            stale_packets: 0,
             // The flows stay in `plans`; the full scenario is stored once they are built.
             scenario: Scenario { flows: vec![], ..scenario.clone() },
         };
@@ -159,22 +160,29 @@ impl Simulation {
         let config = tcp_spec.to_config(&format!("{key}.tcp"))?;
         let algorithm = spec.cc.clone().expect("validated: TCP flows name an algorithm");
         let (seed, run) = (self.scenario.simulation.seed, self.scenario.simulation.run);
-        let controller = cc::create(
-            &algorithm,
-            &spec.params,
-            ConnectionInfo {
-                mss: config.mss,
-                initial_window_segments: config.initial_window_segments,
-                initial_ssthresh_segments: config.initial_ssthresh_segments,
-                seed: rng_stream(seed, run, StreamKind::Algorithm, id as u64).next_u64(),
-            },
-        )
-        .map_err(|e| ScenarioError::new(format!("{key}.params"), e))?;
+        let mut algorithm_rng = rng_stream(seed, run, StreamKind::Algorithm, id as u64);
+        let info = ConnectionInfo {
+            mss: config.mss,
+            initial_window_segments: config.initial_window_segments,
+            initial_ssthresh_segments: config.initial_ssthresh_segments,
+            seed: algorithm_rng.next_u64(),
+        };
+        let controller =
+            cc::create(&algorithm, &spec.params, info).map_err(|e| ScenarioError::new(format!("{key}.params"), e))?;
         let index = self.tcp.len() as u32;
         let mut sender = TcpSender::new(index, plan.sink, config.clone(), controller);
         if let Some(size) = spec.size {
             sender.set_stream_end(size.0);
         }
+        let restart = spec.restart.then(|| Restart {
+            think_time: spec.think_time.map_or(0, |t| t.nanos()),
+            config: config.clone(),
+            params: spec.params.clone(),
+            info,
+            rng: algorithm_rng,
+            pending: false,
+            failure: None,
+        });
         let start = app.start;
         self.tcp.push(TcpFlow {
             id,
@@ -188,6 +196,8 @@ impl Simulation {
             receiver: TcpReceiver::new(index, plan.source, config),
             app,
             delivered_at_last_sample: 0,
+            connection: 0,
+            restart,
         });
         self.events.schedule(start, Event::FlowStart { flow: index });
         Ok(())

@@ -1,8 +1,13 @@
 //! The simulation's record of each flow: where it enters and leaves, its transport endpoints or
 //! UDP counters, its application, and what the sampler last saw.
 
+use serde_json::Value;
+
+use crate::cc::ConnectionInfo;
+use crate::sim::SimRng;
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
+use crate::tcp::TcpConfig;
 use crate::time::SimDuration;
 use crate::traffic::{Application, UdpStats};
 
@@ -22,6 +27,23 @@ pub(super) struct TcpFlow {
     pub app: Application,
     /// Bytes the receiver had delivered at the previous sample (for per-interval goodput).
     pub delivered_at_last_sample: u64,
+    /// The connection the endpoints belong to now; packets of earlier ones are discarded.
+    pub connection: u16,
+    pub restart: Option<Restart>,
+}
+
+/// A closed loop of transfers (`restart = true`): what each new connection is made from.
+pub(super) struct Restart {
+    pub think_time: SimDuration,
+    pub config: TcpConfig,
+    pub params: Value,
+    pub info: ConnectionInfo,
+    /// Seeds each new connection's algorithm.
+    pub rng: SimRng,
+    /// The current transfer is complete and the next connection is scheduled.
+    pub pending: bool,
+    /// Why a new connection's algorithm could not be created (the loop stops there).
+    pub failure: Option<String>,
 }
 
 pub(super) struct UdpFlow {

@@ -127,7 +127,8 @@ impl Simulation {
     /// `index` is the flow's place among the TCP flows, which its packets carry.
     fn tcp_flow_row(&self, index: u32, f: &TcpFlow, duration: SimDuration) -> FlowRow {
         let delivered = f.receiver.stats.delivered_bytes;
-        let complete = f.size.is_some_and(|size| delivered >= size);
+        // A restarting flow's size is per transfer: its transfers are in the events table.
+        let complete = f.restart.is_none() && f.size.is_some_and(|size| delivered >= size);
         let end = if complete { f.receiver.stats.last_delivery_at } else { duration };
         let active = end.saturating_sub(f.app.start).max(1);
         let stats = &f.sender.stats;

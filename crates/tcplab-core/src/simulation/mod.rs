@@ -8,7 +8,8 @@
 //! - `build.rs`: the network and the flows from a resolved scenario;
 //! - `channel_setup.rs`: one link direction's queue discipline, loss, jitter and schedules;
 //! - `flows.rs`: the record kept per TCP and UDP flow;
-//! - `applications.rs`: application events (flow start, on/off toggles, paced writes, UDP sends);
+//! - `applications.rs`: application events (flow start, on/off toggles, paced writes, restarts,
+//!   UDP sends);
 //! - `measurements.rs`: samples taken during the run and the results tables at the end.
 
 mod applications;
@@ -43,6 +44,8 @@ pub struct Simulation {
     /// Channel index -> (link name, "forward"/"reverse"), for reports.
     channel_labels: Vec<(String, &'static str)>,
     unroutable_packets: u64,
+    /// Packets of an earlier connection of a restarting flow, discarded where they arrived.
+    stale_packets: u64,
 }
 
 impl Simulation {
@@ -81,9 +84,16 @@ impl Simulation {
     /// as "flow NAME (ALGORITHM): why". Its window stays as it last was, so results after it
     /// mean nothing: callers stop and report it.
     pub fn algorithm_failure(&self) -> Option<String> {
-        self.tcp
-            .iter()
-            .find_map(|f| f.sender.cc.failure().map(|why| format!("flow {} ({}): {why}", f.name, f.algorithm)))
+        self.tcp.iter().find_map(|f| {
+            let restart_failure = f.restart.as_ref().and_then(|r| r.failure.as_deref());
+            f.sender.cc.failure().or(restart_failure).map(|why| format!("flow {} ({}): {why}", f.name, f.algorithm))
+        })
+    }
+
+    /// Packets of finished connections of restarting flows that arrived after their connection
+    /// ended (discarded, never handed to the new connection's endpoints).
+    pub fn stale_packets(&self) -> u64 {
+        self.stale_packets
     }
 
     /// Packets alive in queues and on wires right now (for conservation checks).
@@ -116,6 +126,7 @@ impl Simulation {
                 self.network.channels[channel as usize].apply_delay_change(index as usize)
             }
             Event::FlowStart { flow } => self.start_tcp_flow(flow as usize),
+            Event::FlowRestart { flow } => self.restart_tcp_flow(flow as usize),
             Event::AppToggle { flow } => self.toggle_tcp_app(flow as usize),
             Event::AppWrite { flow } => self.tcp_app_write(flow as usize),
             Event::RetransmitTimer { .. }
@@ -187,12 +198,19 @@ impl Simulation {
 
     fn deliver(&mut self, packet: PacketId) {
         let packet = self.pool.release(packet);
+        if packet.kind != PacketKind::Udp && packet.connection != self.tcp[packet.flow as usize].connection {
+            // Left over from an earlier connection of a restarting flow.
+            self.stale_packets += 1;
+            return;
+        }
         let mut ctx = EndpointContext { events: &mut self.events, outbox: &mut self.outbox };
         let node = match packet.kind {
             PacketKind::TcpData => {
                 let flow = &mut self.tcp[packet.flow as usize];
                 flow.receiver.on_data(&packet, &mut ctx);
-                flow.sink
+                let sink = flow.sink;
+                self.check_transfer_complete(packet.flow as usize);
+                sink
             }
             PacketKind::TcpAck => {
                 let flow = &mut self.tcp[packet.flow as usize];
@@ -214,7 +232,10 @@ impl Simulation {
             return;
         }
         let mut outbox = std::mem::take(&mut self.outbox);
-        for packet in outbox.drain(..) {
+        for mut packet in outbox.drain(..) {
+            if packet.kind != PacketKind::Udp {
+                packet.connection = self.tcp[packet.flow as usize].connection;
+            }
             let id = self.pool.insert(packet);
             self.forward(node, id);
         }
