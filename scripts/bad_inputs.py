@@ -100,6 +100,15 @@ case("link-trace-with-rate-schedule",
      "key:topology.bottleneck.forward.trace")
 case("flow-off-unsent-keep-without-rate", with_flow('on_time = "1s"\noff_time = "1s"\noff_unsent = "keep"'),
      "key:flows[0].off_unsent")
+case("flow-restart-without-size", with_flow("restart = true"), "key:flows[0].restart")
+case("flow-restart-on-off", with_flow('size = "10KB"\nrestart = true\non_time = "1s"\noff_time = "1s"'),
+     "key:flows[0].restart")
+case("flow-think-time-without-restart", with_flow('size = "10KB"\nthink_time = "1s"'), "key:flows[0].think_time")
+case("flow-think-time-negative", with_flow('size = "10KB"\nrestart = true\nthink_time = "-1s"'),
+     "key:flows[0].think_time")
+case("flow-restart-not-bool", with_flow('size = "10KB"\nrestart = "yes"'), "key:flows[0].restart")
+case("flows-udp-restart", BASE.replace('cc = "cubic"', 'protocol = "udp"\nrate = "1Mbps"\nrestart = true'),
+     "key:flows[0].restart")
 case("flow-off-unsent-unknown", with_flow('on_time = "1s"\noff_time = "1s"\noff_unsent = "later"'),
      "key:flows[0].off_unsent")
 case("link-outage-zero", with_link('forward = { outages = [{ at = "1s", duration = "0s" }] }'),

@@ -43,6 +43,24 @@ def test_a_dict_scenario_runs():
     assert 0 < flow["completion_time_s"] < 1.0
 
 
+def test_restarting_flows_report_one_row_per_completed_transfer():
+    scenario = {
+        "simulation": {"duration": "5s"},
+        "topology": {"kind": "dumbbell", "bottleneck": {"rate": "5Mbps", "delay": "10ms"}},
+        "flows": [{"cc": "reno", "count": 2, "size": "50KB", "restart": True, "think_time": "200ms"}],
+    }
+    result = tcplab.run(scenario)
+    transfers = result.transfers
+    assert list(transfers.columns) == ["flow_id", "name", "start_s", "end_s", "duration_s"]
+    for flow_id, rows in transfers.groupby("flow_id"):
+        # Back to back: each transfer starts the think time after the previous one's completion.
+        gaps = rows["start_s"].iloc[1:].to_numpy() - rows["end_s"].iloc[:-1].to_numpy()
+        assert len(rows) >= 5 and gaps == pytest.approx(0.2)
+        delivered = result.flows.set_index("flow_id").loc[flow_id, "bytes_delivered"]
+        assert len(rows) * 50_000 <= delivered < (len(rows) + 1) * 50_000
+    assert (transfers["duration_s"] > 0).all()
+
+
 def test_same_seed_gives_byte_identical_files_and_another_seed_does_not(quickstart, tmp_path):
     spread = {"flows.0.start_spread": "500ms"}
     outputs = []

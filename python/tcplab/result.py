@@ -46,6 +46,7 @@ class Result:
     - ``timeseries``: per flow per sample (cwnd, ssthresh, srtt, in flight, throughput, state).
     - ``queues``: per link direction per sample (queue length in packets and bytes).
     - ``events``: events algorithms reported (mode switches and the like), with time and flow.
+    - ``transfers``: restarting flows' completed transfers (start, end, duration).
     - ``scenario_toml``: the scenario as it ran, every default written out.
     - ``captures``: pcap files of the link directions named in ``simulation.capture``, by file
       name (``"bottleneck-forward.pcap"``), as bytes; ``save`` writes them.
@@ -85,6 +86,13 @@ class Result:
         result._columns["timeseries"] = dict(named)
         result.captures = dict(raw.get("captures", {}))
         return result
+
+    @property
+    def transfers(self) -> pd.DataFrame:
+        """One row per completed transfer of the restarting flows (``restart = true``)."""
+        from tcplab.transfers import transfer_times
+
+        return transfer_times(self.events)
 
     def row_count(self, name: str) -> int:
         """Rows of a table, without building its DataFrame."""

@@ -71,6 +71,13 @@ class SweepResult:
         return self.store.load("events")
 
     @cached_property
+    def transfers(self) -> pd.DataFrame:
+        """Restarting flows' completed transfers, per point and run."""
+        from tcplab.transfers import transfer_times
+
+        return transfer_times(self.events, [*self.labels, "run"])
+
+    @cached_property
     def runs(self) -> pd.DataFrame:
         return self.store.load("runs")
 
