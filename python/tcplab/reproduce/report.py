@@ -17,14 +17,27 @@ table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #bbb;padding
 th{background:#eee}img{max-width:100%}code{background:#f4f4f4;padding:0 .2rem}"""
 
 
+# Committed reports (docs/reproductions/) change no number: a run that rewrites them is not "dirty".
+REPORTS_FOLDER = "docs/reproductions/"
+
+
 def build_description() -> str:
-    """tcplab's version and, in a checkout, its commit: which build made the numbers."""
+    """tcplab's version and, in a checkout, its commit: which build made the numbers, and whether
+    files other than committed reports had uncommitted changes."""
     try:
-        commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True,
-                                cwd=Path(__file__).parent, timeout=10).stdout.strip()
+        def git(*args: str) -> str:
+            return subprocess.run(["git", *args], capture_output=True, text=True, cwd=Path(__file__).parent,
+                                  timeout=10).stdout.strip()
+
+        commit = git("rev-parse", "--short", "HEAD")
+        # Porcelain paths are relative to the repository's root.
+        changed = [line[3:] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()]
+        dirty = any(not path.startswith(REPORTS_FOLDER) for path in changed)
     except (OSError, subprocess.SubprocessError):
-        commit = ""
-    return f"tcplab {__version__}" + (f" (commit {commit})" if commit else "")
+        commit, dirty = "", False
+    if not commit:
+        return f"tcplab {__version__}"
+    return f"tcplab {__version__} (commit {commit}{', with uncommitted changes' if dirty else ''})"
 
 
 def write(reproduction: Reproduction, command: str, wall_seconds: float) -> Path:
