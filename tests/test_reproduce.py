@@ -1,6 +1,7 @@
-"""`tcplab reproduce PAPER --quick`: each paper's quick form runs through the command line on real
-Dask workers; every claim has a verdict, the report's numbers come from this run's sweeps (one is
-recomputed from the Parquet tables), and the qualitative results tcplab reproduces stay pinned."""
+"""`tcplab reproduce all --quick`: every paper's quick form runs through the command line on real
+Dask workers (one cluster for all of them, as a user's run); every claim has a verdict, the
+report's numbers come from this run's sweeps (one per paper is recomputed from the Parquet
+tables), and the qualitative results tcplab reproduces stay pinned."""
 
 from __future__ import annotations
 
@@ -18,12 +19,19 @@ ROOT = Path(__file__).resolve().parent.parent
 VERDICTS = {"reproduced", "partly", "not reproduced"}
 
 
-def reproduce(paper: str, out: Path) -> Path:
+PAPERS = ["roccet", "rta", "tcp-do", "adc"]
+
+
+@pytest.fixture(scope="module")
+def reproductions(tmp_path_factory) -> Path:
+    """`tcplab reproduce all --quick`: one folder per paper."""
+    out = tmp_path_factory.mktemp("reproduce") / "out"
     completed = subprocess.run(
-        [sys.executable, "-m", "tcplab", "reproduce", paper, "--quick", "--workers", "2", "--out", str(out), "--quiet"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        [sys.executable, "-m", "tcplab", "reproduce", "all", "--quick", "--workers", "2", "--out", str(out), "--quiet"],
+        cwd=ROOT, capture_output=True, text=True, timeout=1200,
     )
     assert completed.returncode == 0, completed.stderr
+    assert sorted(p.name for p in out.iterdir()) == sorted(PAPERS)
     return out
 
 
@@ -44,23 +52,28 @@ def claim(out: Path, text_start: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def roccet(tmp_path_factory) -> Path:
-    return reproduce("roccet", tmp_path_factory.mktemp("roccet") / "out")
+def roccet(reproductions) -> Path:
+    return reproductions / "roccet"
 
 
 @pytest.fixture(scope="module")
-def rta(tmp_path_factory) -> Path:
-    return reproduce("rta", tmp_path_factory.mktemp("rta") / "out")
+def rta(reproductions) -> Path:
+    return reproductions / "rta"
 
 
 @pytest.fixture(scope="module")
-def tcp_do(tmp_path_factory) -> Path:
-    return reproduce("tcp-do", tmp_path_factory.mktemp("tcp_do") / "out")
+def tcp_do(reproductions) -> Path:
+    return reproductions / "tcp-do"
 
 
-@pytest.mark.parametrize("paper", ["roccet", "rta", "tcp_do"])
-def test_every_claim_has_a_verdict_and_the_report_lists_it(paper, request):
-    out = request.getfixturevalue(paper)
+@pytest.fixture(scope="module")
+def adc(reproductions) -> Path:
+    return reproductions / "adc"
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_every_claim_has_a_verdict_and_the_report_lists_it(paper, reproductions):
+    out = reproductions / paper
     claims = rows(out / "claims.csv")
     assert len(claims) >= 3
     report = (out / "report.md").read_text()
@@ -108,8 +121,23 @@ def test_tcp_do_reports_both_throughput_metrics_and_the_dynamic_scenarios_cubic_
     assert cubic < bbr
 
 
+def test_adc_timeouts_are_recomputed_from_the_sweep_and_the_qualitative_results_hold(adc):
+    # The long flows' timeouts with NewReno+ECN+LT at b = 100: summed per run, one run in the quick form.
+    flows = load_sweep(adc / "sweeps" / "queue-newreno-ecn-lt").flows
+    long = flows[(flows["buffer_size"] == "100p") & flows["name"].str.startswith("long")]
+    assert number(adc, "queue size", "NewReno+ECN+LT: timeouts of the long flows", "b = 100") == long["timeouts"].sum()
+    # Windows grow with the RTT and with the queue; Reno's timeouts fall as the queue grows.
+    assert claim(adc, "The average cwnd grows as the RTT grows")["verdict"] == "reproduced"
+    assert claim(adc, "The average cwnd grows with the queue size")["verdict"] == "reproduced"
+    reno = [number(adc, "queue size", "Reno: timeouts of the long flows", f"b = {b}") for b in (100, 400, 1000)]
+    assert reno[0] > reno[1] > reno[2], reno
+    # SDC's short transfers finish far sooner than TCP's on the 100-packet queue.
+    sdc = number(adc, "queue size", "SDC: median transfer time", "b = 100")
+    assert sdc < 0.5 * number(adc, "queue size", "NewReno+ECN+LT: median transfer time", "b = 100")
+
+
 def test_an_unknown_paper_is_refused_with_the_choices():
     completed = subprocess.run([sys.executable, "-m", "tcplab", "reproduce", "nope", "--quick"], cwd=ROOT,
                                capture_output=True, text=True, timeout=60)
     assert completed.returncode == 2
-    assert "unknown paper 'nope'" in completed.stderr and "roccet, rta, tcp-do" in completed.stderr
+    assert "unknown paper 'nope'" in completed.stderr and "roccet, rta, tcp-do, adc" in completed.stderr

@@ -4,10 +4,15 @@
 - ``context.py``: what an experiment uses: sweeps on a shared Dask client, numbers, claims, figures;
 - ``report.py``: the Markdown and HTML report, numbers.csv and claims.csv;
 - ``command.py``: ``tcplab reproduce PAPER``;
-- ``roccet.py``, ``rta.py``, ``tcp_do.py``: one paper each.
+- ``roccet.py``, ``rta.py``, ``tcp_do.py``, ``adc.py``: one paper each.
 """
 
 from __future__ import annotations
 
 # Paper name on the command line -> module that runs it.
-PAPERS = {"roccet": "tcplab.reproduce.roccet", "rta": "tcplab.reproduce.rta", "tcp-do": "tcplab.reproduce.tcp_do"}
+PAPERS = {
+    "roccet": "tcplab.reproduce.roccet",
+    "rta": "tcplab.reproduce.rta",
+    "tcp-do": "tcplab.reproduce.tcp_do",
+    "adc": "tcplab.reproduce.adc",
+}
