@@ -27,10 +27,10 @@ def build_description() -> str:
     try:
         def git(*args: str) -> str:
             return subprocess.run(["git", *args], capture_output=True, text=True, cwd=Path(__file__).parent,
-                                  timeout=10).stdout.strip()
+                                  timeout=10).stdout
 
-        commit = git("rev-parse", "--short", "HEAD")
-        # Porcelain paths are relative to the repository's root.
+        commit = git("rev-parse", "--short", "HEAD").strip()
+        # Porcelain lines are two status letters, a space and the path from the repository's root.
         changed = [line[3:] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()]
         dirty = any(not path.startswith(REPORTS_FOLDER) for path in changed)
     except (OSError, subprocess.SubprocessError):
