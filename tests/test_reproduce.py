@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 VERDICTS = {"reproduced", "partly", "not reproduced"}
 
 
-PAPERS = ["roccet", "rta", "tcp-do", "adc"]
+PAPERS = ["roccet", "rta", "tcp-do", "adc", "ctcp-study"]
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +69,11 @@ def tcp_do(reproductions) -> Path:
 @pytest.fixture(scope="module")
 def adc(reproductions) -> Path:
     return reproductions / "adc"
+
+
+@pytest.fixture(scope="module")
+def ctcp_study(reproductions) -> Path:
+    return reproductions / "ctcp-study"
 
 
 @pytest.mark.parametrize("paper", PAPERS)
@@ -136,8 +141,20 @@ def test_adc_timeouts_are_recomputed_from_the_sweep_and_the_qualitative_results_
     assert sdc < 0.5 * number(adc, "queue size", "NewReno+ECN+LT: median transfer time", "b = 100")
 
 
+def test_ctcp_study_throughput_is_the_traced_link_and_window_limited_flows_see_only_propagation(ctcp_study):
+    # Table II's metric: the R2-R3 link's throughput; Reno runs in a sweep of its own.
+    links = load_sweep(ctcp_study / "sweeps" / "config-0-reno").links
+    hop = links[(links["link"] == "R2-R3") & (links["direction"] == "forward")]
+    measured = number(ctcp_study, "throughput", "Reno", "primary (ns-2 defaults)")
+    assert measured == pytest.approx(hop["throughput_bps"].mean() / 1e6)
+    # ns-2's 20-packet window keeps the queues empty: the delay is the 44 ms of propagation.
+    assert claim(ctcp_study, "Every algorithm's average delay is the 44 ms")["verdict"] == "reproduced"
+    report = (ctcp_study / "report.md").read_text()
+    assert "How the ranking moves with the unstated choices" in report
+
+
 def test_an_unknown_paper_is_refused_with_the_choices():
     completed = subprocess.run([sys.executable, "-m", "tcplab", "reproduce", "nope", "--quick"], cwd=ROOT,
                                capture_output=True, text=True, timeout=60)
     assert completed.returncode == 2
-    assert "unknown paper 'nope'" in completed.stderr and "roccet, rta, tcp-do, adc" in completed.stderr
+    assert "unknown paper 'nope'" in completed.stderr and "roccet, rta, tcp-do, adc, ctcp-study" in completed.stderr

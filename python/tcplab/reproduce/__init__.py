@@ -4,7 +4,7 @@
 - ``context.py``: what an experiment uses: sweeps on a shared Dask client, numbers, claims, figures;
 - ``report.py``: the Markdown and HTML report, numbers.csv and claims.csv;
 - ``command.py``: ``tcplab reproduce PAPER``;
-- ``roccet.py``, ``rta.py``, ``tcp_do.py``, ``adc.py``: one paper each.
+- ``roccet.py``, ``rta.py``, ``tcp_do.py``, ``adc.py``, ``ctcp_study.py``: one paper each.
 """
 
 from __future__ import annotations
@@ -15,4 +15,5 @@ PAPERS = {
     "rta": "tcplab.reproduce.rta",
     "tcp-do": "tcplab.reproduce.tcp_do",
     "adc": "tcplab.reproduce.adc",
+    "ctcp-study": "tcplab.reproduce.ctcp_study",
 }
