@@ -67,13 +67,17 @@ impl Script {
     }
 
     fn build(config: TcpConfig, stream_segments: Option<u64>) -> Self {
+        Self::build_with("newreno", config, stream_segments)
+    }
+
+    fn build_with(algorithm: &str, config: TcpConfig, stream_segments: Option<u64>) -> Self {
         let info = ConnectionInfo {
             mss: MSS,
             initial_window_segments: config.initial_window_segments,
             initial_ssthresh_segments: None,
             seed: 1,
         };
-        let controller = cc::create("newreno", &Value::Null, info).unwrap();
+        let controller = cc::create(algorithm, &Value::Null, info).unwrap();
         let mut script =
             Script { sender: TcpSender::new(0, 1, config, controller), events: EventQueue::new(), outbox: Vec::new() };
         if let Some(segments) = stream_segments {
@@ -101,6 +105,7 @@ impl Script {
             match event {
                 Event::RetransmitTimer { .. } => self.sender.on_rto_timer(&mut ctx),
                 Event::PacingTimer { .. } => self.sender.on_pacing_timer(&mut ctx),
+                Event::AckRelease { .. } => self.sender.on_ack_release(&mut ctx),
                 _ => {}
             }
         }
@@ -573,4 +578,35 @@ fn no_rtt_sample_from_an_ack_that_covers_a_retransmission_unless_timestamps_tell
             assert_eq!(latest, Some(100 * MS), "Karn: the last sample is still the one from 100 ms");
         }
     }
+}
+
+#[test]
+fn an_ack_the_sender_itself_holds_does_not_let_the_retransmission_timer_fire() {
+    // SDC on a path of 100 ms that marks every packet: each window's echo raises the sender's
+    // ACK hold (R + 2D, up to 2 s), faster than the RTT samples raise the timer. The data arrived;
+    // only the sender's own hold keeps its ACK, so the timer must wait for it.
+    let mut config = config(RecoveryMode::NewReno);
+    config.initial_window_segments = 2;
+    let mut script = Script::build_with("sdc", config, None);
+    let mut arrivals: std::collections::VecDeque<(u64, u64)> = std::collections::VecDeque::new();
+    let mut hold_beyond_timer = false;
+    // Millisecond steps: timers and releases fire, what was sent is ACKed 100 ms later.
+    for millis in 0..20_000 {
+        script.at(millis);
+        for packet in script.outbox.drain(..) {
+            arrivals.push_back((millis + 100, packet.sequence / MSS + 1));
+        }
+        while arrivals.front().is_some_and(|&(at, _)| at <= millis) {
+            let (_, next_segment) = arrivals.pop_front().expect("checked above");
+            let ack = Packet { kind: PacketKind::TcpAck, ack: next_segment * MSS, receive_window: 1_000_000,
+                               ece: true, ..Packet::default() };
+            let mut ctx = EndpointContext { events: &mut script.events, outbox: &mut script.outbox };
+            script.sender.on_ack_arrival(&ack, &mut ctx);
+            hold_beyond_timer |= script.sender.cc.ack_processing_delay() > script.sender.rtt.rto();
+        }
+    }
+    // About ten round trips of 2.1 s with a window of 2 to 4 segments.
+    assert!(script.sender.stats.bytes_sent >= 20 * MSS, "the transfer stalled");
+    assert!(hold_beyond_timer, "the script never held an ACK longer than the timer: it tests nothing");
+    assert_eq!(script.sender.stats.timeouts, 0);
 }
