@@ -38,6 +38,8 @@ CONFIGURATIONS = {
     "window 10000 p, UDP 500 Mbit/s": {**UNLIMITED, "flows.2.rate": "500Mbps", "flows.2.packet_size": "1000B"},
     "window 10000 p, 1460-byte segments": {**UNLIMITED, "tcp.mss": "1460B"},
     "window 10000 p, one TCP source at R1": {**UNLIMITED, "flows.0.count": 1},
+    # Linux BIC and CUBIC of the 2.6 kernels (ns-2's Linux agent carried them) started at 100.
+    "window 10000 p, initial ssthresh 100 p": {**UNLIMITED, "tcp.initial_ssthresh": 100},
 }
 QUICK = [PRIMARY, "window 10000 p", "window 10000 p, UDP 500 Mbit/s"]
 
@@ -59,13 +61,16 @@ window, not by the network. The **primary configuration** therefore takes ns-2's
 everything unstated: DropTail queues of 50 packets (`limit_`), 1000-byte segments (`packetSize_`),
 a window of 20 packets (`window_`; the `ns2` profile), a CBR source at its default 448 kbit/s with
 210-byte packets; the six other sources are TCP flows at R1 (all seven flows run the algorithm
-compared). Reno uses ns-2's Reno recovery, the others NewReno's (ns-2's Linux-module agent would use
-SACK; not modelled). Throughput is the R2-R3 link's (all packets, headers included), delay the mean
+compared). Reno and NewReno are ns-2's own agents (Reno's and NewReno's recovery, no SACK); BIC,
+CUBIC, Vegas, Veno and CTCP are Linux modules, which ns-2 runs in its Linux TCP agent: SACK recovery
+(its Scoreboard1) without RACK, tail loss probes or PRR, as tcplab's `ns2` profile has them.
+Throughput is the R2-R3 link's (all packets, headers included), delay the mean
 one-way delay of R1's flows' data, loss the TCP packets dropped over those sent.
 
 The sweep changes one unstated choice at a time: the window (100, 1000, 10000 packets), and with
 windows that do not limit, the buffers (500, 5000 packets), the UDP rate (100, 500 Mbit/s), the
-segment size (1460 bytes) and the placement (one TCP source at R1). ns-2 runs are deterministic and
+segment size (1460 bytes), the placement (one TCP source at R1) and the initial slow-start threshold
+(100 packets, as the Linux modules of ns-2's time). ns-2 runs are deterministic and
 so are these: one run per point. {'Quick form: ' + ', '.join(QUICK) + ', 10 s each.' if r.quick else ''}
 """)
     configurations = QUICK if r.quick else list(CONFIGURATIONS)
@@ -78,12 +83,13 @@ so are these: one run per point. {'Quick form: ' + ', '.join(QUICK) + ', 10 s ea
 
 
 def _run_configuration(r: Reproduction, index: int, name: str) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
-    """Every algorithm in one configuration: its metrics, and its tables for the figures. Reno runs
-    with ns-2's Reno recovery, so in a sweep of its own."""
+    """Every algorithm in one configuration: its metrics, and its tables for the figures. Each of
+    ns-2's agents (Reno, NewReno, the Linux agent with SACK) is a sweep of its own."""
     overrides = dict(CONFIGURATIONS[name])
     if r.quick:
         overrides["simulation.duration"] = "10s"
-    groups = {"reno": (["reno"], {"tcp.recovery": "reno"}), "others": (list(ALGORITHMS[1:]), {})}
+    groups = {"reno": (["reno"], {"tcp.recovery": "reno"}), "newreno": (["newreno"], {"tcp.recovery": "newreno"}),
+              "linux": (list(ALGORITHMS[2:]), {"tcp.recovery": "sack"})}
     sweeps = [r.sweep(f"config-{index}-{group}", "chain.toml", {"algorithm": (["flows.0.cc", "flows.1.cc"], ccs)},
                       r.runs_or(1, 1), {**overrides, **extra}) for group, (ccs, extra) in groups.items()]
     tables = {table: pd.concat([getattr(sweep, table) for sweep in sweeps])
