@@ -40,7 +40,11 @@ CONFIGURATIONS = {
     "window 10000 p, one TCP source at R1": {**UNLIMITED, "flows.0.count": 1},
     # Linux BIC and CUBIC of the 2.6 kernels (ns-2's Linux agent carried them) started at 100.
     "window 10000 p, initial ssthresh 100 p": {**UNLIMITED, "tcp.initial_ssthresh": 100},
+    "window 10000 p, CUBIC beta 0.8": UNLIMITED,
 }
+# Configuration -> algorithm -> its parameters: CUBIC's multiplicative decrease was 819/1024 in the
+# early 2.6 kernels' modules (CUBIC 2.0/2.1, the era of ns-2's Linux agent); later ones use 717/1024.
+ALGORITHM_PARAMS = {"window 10000 p, CUBIC beta 0.8": {"cubic": {"beta": 0.8}}}
 QUICK = [PRIMARY, "window 10000 p", "window 10000 p, UDP 500 Mbit/s"]
 
 
@@ -69,8 +73,8 @@ one-way delay of R1's flows' data, loss the TCP packets dropped over those sent.
 
 The sweep changes one unstated choice at a time: the window (100, 1000, 10000 packets), and with
 windows that do not limit, the buffers (500, 5000 packets), the UDP rate (100, 500 Mbit/s), the
-segment size (1460 bytes), the placement (one TCP source at R1) and the initial slow-start threshold
-(100 packets, as the Linux modules of ns-2's time). ns-2 runs are deterministic and
+segment size (1460 bytes), the placement (one TCP source at R1), the initial slow-start threshold
+(100 packets) and CUBIC's decrease factor (0.8), both as the Linux modules of ns-2's time had them. ns-2 runs are deterministic and
 so are these: one run per point. {'Quick form: ' + ', '.join(QUICK) + ', 10 s each.' if r.quick else ''}
 """)
     configurations = QUICK if r.quick else list(CONFIGURATIONS)
@@ -90,6 +94,10 @@ def _run_configuration(r: Reproduction, index: int, name: str) -> tuple[pd.DataF
         overrides["simulation.duration"] = "10s"
     groups = {"reno": (["reno"], {"tcp.recovery": "reno"}), "newreno": (["newreno"], {"tcp.recovery": "newreno"}),
               "linux": (list(ALGORITHMS[2:]), {"tcp.recovery": "sack"})}
+    for cc, params in ALGORITHM_PARAMS.get(name, {}).items():
+        groups["linux"][0].remove(cc)
+        groups[cc] = ([cc], {"tcp.recovery": "sack", **{f"flows.{flow}.params.{key}": value
+                                                         for flow in (0, 1) for key, value in params.items()}})
     sweeps = [r.sweep(f"config-{index}-{group}", "chain.toml", {"algorithm": (["flows.0.cc", "flows.1.cc"], ccs)},
                       r.runs_or(1, 1), {**overrides, **extra}) for group, (ccs, extra) in groups.items()]
     tables = {table: pd.concat([getattr(sweep, table) for sweep in sweeps])
