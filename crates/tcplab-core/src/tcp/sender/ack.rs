@@ -6,7 +6,7 @@ use super::{Segment, TcpSender};
 use crate::cc::AckEvent;
 use crate::net::packet::{Packet, MAX_SACK_BLOCKS};
 use crate::tcp::{EndpointContext, RecoveryMode};
-use crate::time::{SimDuration, SimTime, NANOS_PER_SEC};
+use crate::time::{mul_div, SimDuration, SimTime, NANOS_PER_SEC};
 
 /// The parts of [start, end) outside every interval in `known` (at most a few intervals each).
 fn unreported_parts(start: u64, end: u64, known: &[(u64, u64)]) -> impl Iterator<Item = (u64, u64)> {
@@ -316,7 +316,7 @@ impl TcpSender {
             let interval = rate.send_elapsed.max(now - rate.prior_time);
             let min_rtt = self.rtt.min_rtt.unwrap_or(0);
             (interval > 0 && interval >= min_rtt)
-                .then(|| ((self.delivered - prior) as u128 * 8 * NANOS_PER_SEC as u128 / interval as u128) as u64)
+                .then(|| mul_div((self.delivered - prior) * 8, NANOS_PER_SEC, interval))
         });
         if let Some(rtt) = rtt_sample {
             self.stats.rtt.record(rtt);
