@@ -476,7 +476,12 @@ fn receiver_based_delay_control_in_the_many_flow_setting() {
     // widens less than with the other two (docs/algorithms/rdc.md); whether it times out less is
     // left to the Active Delay Control reproduction, as SDC's.
     let exact = many_flows_with("newreno", "", "ack_delay = \"exact_rdc\"", ", rdc_stamp = true");
-    assert!(mean_cwnd(&exact) >= mean_cwnd(&newreno) + 0.5, "exact RDC {} vs {}", mean_cwnd(&exact), mean_cwnd(&newreno));
+    assert!(
+        mean_cwnd(&exact) >= mean_cwnd(&newreno) + 0.5,
+        "exact RDC {} vs {}",
+        mean_cwnd(&exact),
+        mean_cwnd(&newreno)
+    );
     // 1-bit RDC widens the window most, but (recorded finding, docs/algorithms/rdc.md) its
     // doubling delay makes RTT samples jump faster than the sender's timer adapts: more timeouts.
     let one_bit = many_flows_with("newreno", "", "ack_delay = \"one_bit_rdc\"", "");

@@ -55,7 +55,10 @@ fn each_transfer_is_delivered_whole_and_the_next_starts_a_think_time_later() {
         assert!(done >= 20, "flow {flow}: only {done} transfers in 20 s");
         // Every completed transfer delivered exactly its 20,000 bytes; the unfinished one less.
         let bytes = delivered[flow as usize];
-        assert!(bytes >= done * 20_000 && bytes < (done + 1) * 20_000, "flow {flow}: {bytes} bytes for {done} transfers");
+        assert!(
+            bytes >= done * 20_000 && bytes < (done + 1) * 20_000,
+            "flow {flow}: {bytes} bytes for {done} transfers"
+        );
         for pair in list.windows(2) {
             let (finished, next_start) = (pair[0].1.expect("only the last may be unfinished"), pair[1].0);
             assert!((next_start - finished - 0.1).abs() < 1e-9, "think time: {finished} -> {next_start}");

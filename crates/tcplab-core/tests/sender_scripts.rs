@@ -598,8 +598,13 @@ fn an_ack_the_sender_itself_holds_does_not_let_the_retransmission_timer_fire() {
         }
         while arrivals.front().is_some_and(|&(at, _)| at <= millis) {
             let (_, next_segment) = arrivals.pop_front().expect("checked above");
-            let ack = Packet { kind: PacketKind::TcpAck, ack: next_segment * MSS, receive_window: 1_000_000,
-                               ece: true, ..Packet::default() };
+            let ack = Packet {
+                kind: PacketKind::TcpAck,
+                ack: next_segment * MSS,
+                receive_window: 1_000_000,
+                ece: true,
+                ..Packet::default()
+            };
             let mut ctx = EndpointContext { events: &mut script.events, outbox: &mut script.outbox };
             script.sender.on_ack_arrival(&ack, &mut ctx);
             hold_beyond_timer |= script.sender.cc.ack_processing_delay() > script.sender.rtt.rto();

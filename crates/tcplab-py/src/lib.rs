@@ -186,9 +186,8 @@ fn check_algorithm_properties(name: &str, params_json: &str, seed: u64, steps: u
 /// parameters (JSON text, the keys of a scenario's `trace.cellular` table) and a seed.
 #[pyfunction]
 fn cellular_trace(py: Python<'_>, params_json: &str, seed: u64, run: u64) -> PyResult<Vec<u64>> {
-    let spec: tcplab_core::scenario::CellularTraceSpec = serde_json::from_str(params_json).map_err(|e| {
-        keyed_error::<ScenarioError>(py, "cellular", &e.to_string(), format!("cellular: {e}"))
-    })?;
+    let spec: tcplab_core::scenario::CellularTraceSpec = serde_json::from_str(params_json)
+        .map_err(|e| keyed_error::<ScenarioError>(py, "cellular", &e.to_string(), format!("cellular: {e}")))?;
     tcplab_core::scenario::validate_cellular("cellular", &spec).map_err(|e| scenario_error(py, e))?;
     let mut rng = tcplab_core::sim::rng_stream(seed, run, tcplab_core::sim::StreamKind::Trace, 0);
     Ok(tcplab_core::net::cellular_trace::generate(&spec.params(), &mut rng))

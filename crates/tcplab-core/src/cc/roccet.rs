@@ -372,7 +372,9 @@ impl Roccet {
             LaunchAckTest::Difference => {
                 (self.interval_acks - self.interval_cum_cwnd).abs() >= self.config.launch_ack_difference as f64
             }
-            LaunchAckTest::RateStalled => self.previous_launch_acks.is_some_and(|previous| self.interval_acks <= previous),
+            LaunchAckTest::RateStalled => {
+                self.previous_launch_acks.is_some_and(|previous| self.interval_acks <= previous)
+            }
         };
         self.previous_launch_acks = Some(self.interval_acks);
         if acks_say_full && self.sr_rtt > self.config.srrtt_bound {

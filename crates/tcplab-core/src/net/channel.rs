@@ -380,8 +380,16 @@ mod tests {
     /// A 1 Mbit/s direction (a 1500-byte packet takes 12 ms) that stamps for exact RDC.
     fn stamping_channel(real_limit_packets: u64) -> Channel {
         let queue = Box::new(DropTail::new(QueueLimit::Packets(real_limit_packets), None));
-        let mut channel =
-            Channel::new("l".into(), 0, 1, 1_000_000, 0, queue, String::new(), rng_stream(1, 0, StreamKind::Channel, 0));
+        let mut channel = Channel::new(
+            "l".into(),
+            0,
+            1,
+            1_000_000,
+            0,
+            queue,
+            String::new(),
+            rng_stream(1, 0, StreamKind::Channel, 0),
+        );
         channel.rdc_stamp = true;
         channel
     }
@@ -397,7 +405,8 @@ mod tests {
     }
 
     fn offer_packets(channel: &mut Channel, pool: &mut PacketPool, events: &mut EventQueue, n: usize) -> Vec<PacketId> {
-        let ids: Vec<PacketId> = (0..n).map(|_| pool.insert(Packet { wire_bytes: 1500, ..Packet::default() })).collect();
+        let ids: Vec<PacketId> =
+            (0..n).map(|_| pool.insert(Packet { wire_bytes: 1500, ..Packet::default() })).collect();
         for &id in &ids {
             channel.offer(0, id, pool, events);
         }

@@ -349,7 +349,10 @@ fn validate_flow_timing(key: &str, flow: &FlowSpec) -> Result<(), ScenarioError>
     validate_restart(key, flow)?;
     if flow.off_unsent == OffUnsent::Keep {
         if flow.on_time.is_none() || flow.protocol != Protocol::Tcp {
-            return Err(ScenarioError::new(format!("{key}.off_unsent"), "applies to TCP on/off flows (on_time and off_time)"));
+            return Err(ScenarioError::new(
+                format!("{key}.off_unsent"),
+                "applies to TCP on/off flows (on_time and off_time)",
+            ));
         }
         if flow.rate.is_none() {
             return Err(ScenarioError::new(

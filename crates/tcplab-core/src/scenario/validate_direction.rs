@@ -146,12 +146,10 @@ fn validate_drift(key: &str, jitter: &JitterSpec) -> Result<(), ScenarioError> {
 /// A trace names a file or a generator, not both, and a file must be a mahimahi trace.
 fn validate_trace(key: &str, trace: &TraceSpec, spec: &DirectionSpec) -> Result<(), ScenarioError> {
     match (&trace.file, &trace.cellular) {
-        (Some(_), Some(_)) | (None, None) => {
-            return Err(ScenarioError::new(
-                key,
-                "give file = \"path\" (a mahimahi trace) or cellular = { ... } (a generated 5G-like trace), one of them",
-            ))
-        }
+        (Some(_), Some(_)) | (None, None) => return Err(ScenarioError::new(
+            key,
+            "give file = \"path\" (a mahimahi trace) or cellular = { ... } (a generated 5G-like trace), one of them",
+        )),
         (Some(path), None) => {
             read_mahimahi(path).map_err(|e| ScenarioError::new(format!("{key}.file"), e))?;
         }
@@ -195,4 +193,3 @@ fn check_probability(key: String, value: Option<f64>, required: bool) -> Result<
         Some(_) => Ok(()),
     }
 }
-

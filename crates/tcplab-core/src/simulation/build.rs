@@ -16,8 +16,8 @@ use crate::net::packet::PacketPool;
 use crate::net::queue::{DropTail, QueueLimit};
 use crate::net::topology::Network;
 use crate::scenario::{
-    FlowSpec, LinkSpec, OffUnsent, OnOffDistribution, Protocol, QueueSpec, Scenario, ScenarioError, TcpSpec, TopologyKind,
-    TopologySpec, TraceSpec,
+    FlowSpec, LinkSpec, OffUnsent, OnOffDistribution, Protocol, QueueSpec, Scenario, ScenarioError, TcpSpec,
+    TopologyKind, TopologySpec, TraceSpec,
 };
 use crate::sim::{rng_stream, unit_f64, Event, EventQueue, StreamKind};
 use crate::tcp::receiver::TcpReceiver;

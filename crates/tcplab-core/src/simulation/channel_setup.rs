@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use crate::net::cellular_trace;
 use crate::net::channel::{Channel, Drift, Jitter, JitterDistribution, LossModel, Outage};
-use crate::net::delivery_trace::{read_mahimahi, DeliveryTrace};
 use crate::net::codel::{Codel, CodelParams};
+use crate::net::delivery_trace::{read_mahimahi, DeliveryTrace};
 use crate::net::fq_codel::FqCodel;
 use crate::net::queue::{DropTail, QueueDiscipline, QueueLimit};
 use crate::net::red::{Red, RedParams};

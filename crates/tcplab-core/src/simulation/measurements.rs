@@ -5,7 +5,7 @@ use super::flows::{TcpFlow, UdpFlow};
 use super::Simulation;
 use crate::capture::{pcap_bytes, FlowEndpoints};
 use crate::metrics::{
-    events_table, flow_table, jain_index, link_table, FlowRow, FlowSample, QueueSample, ReportedEvent,
+    events_table, flow_table, jain_index, link_table, FlowRow, FlowSample, QueueSample, ReportedEvent, TimeSeries,
 };
 use crate::results::{Results, Summary};
 use crate::time::{as_millis_f64, as_secs_f64, SimDuration, SimTime};
@@ -14,6 +14,11 @@ impl Simulation {
     /// One time-series row per flow and per link direction.
     pub(super) fn sample(&mut self) {
         let now = self.events.now();
+        if self.series.is_empty() {
+            // Samples at 0, every interval after, and at the end if it falls on one.
+            let samples = (self.end / self.sample_interval.max(1)) as usize + 1;
+            self.series.reserve(samples, self.tcp.len() + self.udp.len(), self.network.channels.len());
+        }
         let seconds = as_secs_f64(now);
         let interval = as_secs_f64(self.sample_interval);
         // Payload delivered since the previous sample; the sample at time 0 has no interval.
@@ -64,8 +69,18 @@ impl Simulation {
         }
     }
 
-    /// The results tables as of now (the end of the run, normally).
+    /// The results tables as of now, leaving the simulation as it is (a run can go on).
     pub fn results(&self) -> Results {
+        self.results_with_series(self.series.clone())
+    }
+
+    /// The results at the end of a run, which take the time series' columns without copying.
+    pub(super) fn into_results(mut self) -> Results {
+        let series = std::mem::take(&mut self.series);
+        self.results_with_series(series)
+    }
+
+    fn results_with_series(&self, series: TimeSeries) -> Results {
         let duration = self.events.now().max(1);
         let tcp_rows: Vec<FlowRow> =
             self.tcp.iter().enumerate().map(|(index, f)| self.tcp_flow_row(index as u32, f, duration)).collect();
@@ -86,6 +101,7 @@ impl Simulation {
                 event,
             })
         });
+        let (flow_series, queue_series) = series.into_tables(&self.channel_labels);
         Results {
             events: events_table(events.collect()),
             summary: Summary {
@@ -101,8 +117,8 @@ impl Simulation {
             },
             flows: flow_table(tcp_rows.into_iter().chain(udp_rows).collect()),
             links: link_table(&self.network, &self.channel_labels, duration),
-            flow_series: self.series.flow_table(),
-            queue_series: self.series.queue_table(&self.channel_labels),
+            flow_series,
+            queue_series,
             captures: self.captures(),
         }
     }
