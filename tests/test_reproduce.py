@@ -116,6 +116,26 @@ def test_rta_switches_at_the_step_and_back(rta):
     assert claim(rta, "TCP-RTA switches to Hybla")["verdict"] == "reproduced"
 
 
+def test_rta_throughput_and_switching_times_are_recomputed_from_the_sweep_tables(rta):
+    sweep = load_sweep(rta / "sweeps" / "step-rta")
+    series = sweep.timeseries
+    linux = series[(series["profile"] == "linux") & (series["time_s"] > 0) & (series["time_s"] <= 40)]
+    assert number(rta, "throughput", "mean throughput rta", "linux, whole run") == pytest.approx(
+        linux["throughput_bps"].mean() / 1e6)
+    events = sweep.events
+    switches = events[(events["profile"] == "ns3") & (events["event"] == "switch_to_hybla")]["time_s"]
+    step = 10.0  # scenarios/papers/rta/step.toml: the RTT steps up at 10 s
+    assert number(rta, "topology step", "switch to Hybla after the step", "ns3") == pytest.approx(
+        switches[switches >= step].min() - step)
+
+
+def test_tcp_do_goodput_is_recomputed_from_the_sweep_tables(tcp_do):
+    flows = load_sweep(tcp_do / "sweeps" / "controlled-cubic").flows
+    sender = flows[flows["name"].str.startswith("sender")]
+    assert number(tcp_do, "controlled scenario", "cubic goodput over the run", "sender") == pytest.approx(
+        sender["goodput_bps"].mean() / 1e6)
+
+
 def test_tcp_do_reports_both_throughput_metrics_and_the_dynamic_scenarios_cubic_gap(tcp_do):
     numbers = pd.read_csv(tcp_do / "numbers.csv")
     controlled = numbers[numbers["experiment"] == "controlled scenario"]
