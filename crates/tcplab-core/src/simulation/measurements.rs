@@ -14,11 +14,6 @@ impl Simulation {
     /// One time-series row per flow and per link direction.
     pub(super) fn sample(&mut self) {
         let now = self.events.now();
-        if self.series.is_empty() {
-            // Samples at 0, every interval after, and at the end if it falls on one.
-            let samples = (self.end / self.sample_interval.max(1)) as usize + 1;
-            self.series.reserve(samples, self.tcp.len() + self.udp.len(), self.network.channels.len());
-        }
         let seconds = as_secs_f64(now);
         let interval = as_secs_f64(self.sample_interval);
         // Payload delivered since the previous sample; the sample at time 0 has no interval.
