@@ -75,7 +75,7 @@ def run(
     simulation = _core.Simulation(text)
     _warn(text)
     _advance(simulation, progress)
-    return Result.from_core(simulation.results(), simulation.resolved_toml())
+    return Result.from_core(simulation.take_results(), simulation.resolved_toml())
 
 
 # Wall time one slice of simulation should take: Ctrl-C (checked between slices) and the progress

@@ -43,14 +43,16 @@ fn parse(py: Python<'_>, scenario_json: &str) -> PyResult<Scenario> {
     Scenario::from_json(scenario_json).map_err(|e| scenario_error(py, e))
 }
 
-fn table_to_dict<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyDict>> {
+/// The table's columns as NumPy arrays (numbers, which take the Rust vectors without a copy) and
+/// lists of strings.
+fn table_to_dict<'py>(py: Python<'py>, table: Table) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
-    for (name, column) in &table.columns {
+    for (name, column) in table.columns {
         match column {
-            Column::U64(v) => dict.set_item(name, v.clone().into_pyarray(py))?,
-            Column::I64(v) => dict.set_item(name, v.clone().into_pyarray(py))?,
-            Column::F64(v) => dict.set_item(name, v.clone().into_pyarray(py))?,
-            Column::Bool(v) => dict.set_item(name, v.clone().into_pyarray(py))?,
+            Column::U64(v) => dict.set_item(name, v.into_pyarray(py))?,
+            Column::I64(v) => dict.set_item(name, v.into_pyarray(py))?,
+            Column::F64(v) => dict.set_item(name, v.into_pyarray(py))?,
+            Column::Bool(v) => dict.set_item(name, v.into_pyarray(py))?,
             Column::Str(v) => dict.set_item(name, PyList::new(py, v)?)?,
             Column::Labels { labels, codes } => {
                 // One Python string per label, referenced by every row that has it.
@@ -122,9 +124,10 @@ impl Simulation {
         Ok(self.lock()?.scenario().to_toml())
     }
 
-    /// Results so far: a dict with `summary` (scalars) and tables of NumPy columns.
-    fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let results = self.lock()?.results();
+    /// The results at the end of the run: a dict with `summary` (scalars) and tables of NumPy
+    /// columns. The time series move out of the simulation, so call it once.
+    fn take_results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let results = self.lock()?.take_results();
         let summary = PyDict::new(py);
         let s = &results.summary;
         summary.set_item("scenario", &s.scenario)?;
@@ -138,14 +141,14 @@ impl Simulation {
         summary.set_item("peak_live_packets", s.peak_live_packets)?;
         let out = PyDict::new(py);
         out.set_item("summary", summary)?;
-        out.set_item("flows", table_to_dict(py, &results.flows)?)?;
-        out.set_item("links", table_to_dict(py, &results.links)?)?;
-        out.set_item("flow_series", table_to_dict(py, &results.flow_series)?)?;
-        out.set_item("queue_series", table_to_dict(py, &results.queue_series)?)?;
-        out.set_item("events", table_to_dict(py, &results.events)?)?;
+        out.set_item("flows", table_to_dict(py, results.flows)?)?;
+        out.set_item("links", table_to_dict(py, results.links)?)?;
+        out.set_item("flow_series", table_to_dict(py, results.flow_series)?)?;
+        out.set_item("queue_series", table_to_dict(py, results.queue_series)?)?;
+        out.set_item("events", table_to_dict(py, results.events)?)?;
         let captures = PyDict::new(py);
-        for (name, bytes) in &results.captures {
-            captures.set_item(name, pyo3::types::PyBytes::new(py, bytes))?;
+        for (name, bytes) in results.captures {
+            captures.set_item(name, pyo3::types::PyBytes::new(py, &bytes))?;
         }
         out.set_item("captures", captures)?;
         Ok(out)

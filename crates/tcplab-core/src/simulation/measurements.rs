@@ -69,8 +69,9 @@ impl Simulation {
         self.results_with_series(self.series.clone())
     }
 
-    /// The results at the end of a run, which take the time series' columns without copying.
-    pub(super) fn into_results(mut self) -> Results {
+    /// The results at the end of a run. They take the time series' columns without a copy, so a
+    /// later call finds the series empty: call it once, when the run is over.
+    pub fn take_results(&mut self) -> Results {
         let series = std::mem::take(&mut self.series);
         self.results_with_series(series)
     }

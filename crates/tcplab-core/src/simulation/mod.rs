@@ -77,7 +77,7 @@ impl Simulation {
     /// Runs to the end and returns the results.
     pub fn run(mut self) -> Results {
         self.run_until(self.end);
-        self.into_results()
+        self.take_results()
     }
 
     /// The first flow whose algorithm stopped working (an external algorithm raised an error),
