@@ -12,6 +12,7 @@
 //!   `nr_off_mean` (`nr_off_mean = 0`: always on, a stationary user);
 //! - the bytes the carriers offer accumulate, and every 1500 of them become one delivery
 //!   opportunity at the end of the slot.
+//!
 //! Deep RLC buffers, HARQ retransmission delay and rare residual losses are the link direction's
 //! `buffer`, `jitter = { distribution = "harq" }` and `loss`, set beside the trace
 //! (docs/traces.md).
