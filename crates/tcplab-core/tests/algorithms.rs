@@ -118,10 +118,10 @@ fn compound_dwnd_fills_an_underused_pipe_and_shrinks_when_the_queue_builds() {
     let states = series.text("state");
     let steady = |s: &str| s == "compound" || s == "congestion_avoidance";
     let shrinks = (0..series.rows() - 1)
-        .filter(|&i| steady(&states[i]) && steady(&states[i + 1]) && cwnd[i + 1] < cwnd[i])
+        .filter(|&i| steady(states[i]) && steady(states[i + 1]) && cwnd[i + 1] < cwnd[i])
         .count();
     assert!(shrinks > 0, "dwnd never shrank");
-    assert!(states.iter().any(|&s| s == "compound"), "dwnd never grew");
+    assert!(states.contains(&"compound"), "dwnd never grew");
 }
 
 #[test]
