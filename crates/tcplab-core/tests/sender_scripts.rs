@@ -259,6 +259,7 @@ fn timeout_goes_back_to_one_segment_backs_off_and_karn_ignores_the_retransmissio
     s.at(3000);
     assert_eq!(s.sent(), vec![0]);
     assert_eq!(s.sender.stats.timeouts, 2);
+    assert_eq!(s.sender.stats.events, vec![(1000 * MS, "timeout"), (3000 * MS, "timeout")]);
     // The ACK for a retransmitted segment gives no RTT sample (Karn).
     s.at(3100);
     s.ack(1, &[]);

@@ -69,6 +69,8 @@ impl TcpSender {
         }
         let now = ctx.events.now();
         self.stats.timeouts += 1;
+        // When timeouts happen tells more than how many: the events table carries each one.
+        self.stats.events.push((now, "timeout"));
         // Linux tcp_enter_loss: a timeout taken from the open state may be undone if it proves
         // spurious; one during a recovery keeps that recovery's undo state. F-RTO runs on a fresh
         // timeout or a repeated one, not on the first timeout of a fast recovery.
