@@ -151,6 +151,11 @@ def test_adc_timeouts_are_recomputed_from_the_sweep_and_the_qualitative_results_
     flows = load_sweep(adc / "sweeps" / "queue-newreno-ecn-lt").flows
     long = flows[(flows["buffer_size"] == "100p") & flows["name"].str.startswith("long")]
     assert number(adc, "queue size", "NewReno+ECN+LT: timeouts of the long flows", "b = 100") == long["timeouts"].sum()
+    # Every timeout is an event: those before and from 30 s add up to the flows' counts at each b.
+    for b in (100, 400, 1000):
+        parts = [number(adc, "queue size", f"NewReno+ECN+LT: timeouts of the long flows {when} 30 s", f"b = {b}")
+                 for when in ("before", "from")]
+        assert sum(parts) == number(adc, "queue size", "NewReno+ECN+LT: timeouts of the long flows", f"b = {b}")
     # Windows grow with the RTT and with the queue; Reno's timeouts fall as the queue grows.
     assert claim(adc, "The average cwnd grows as the RTT grows")["verdict"] == "reproduced"
     assert claim(adc, "The average cwnd grows with the queue size")["verdict"] == "reproduced"
