@@ -117,9 +117,8 @@ fn compound_dwnd_fills_an_underused_pipe_and_shrinks_when_the_queue_builds() {
     let cwnd = series.f64("cwnd_bytes");
     let states = series.text("state");
     let steady = |s: &str| s == "compound" || s == "congestion_avoidance";
-    let shrinks = (0..series.rows() - 1)
-        .filter(|&i| steady(states[i]) && steady(states[i + 1]) && cwnd[i + 1] < cwnd[i])
-        .count();
+    let shrinks =
+        (0..series.rows() - 1).filter(|&i| steady(states[i]) && steady(states[i + 1]) && cwnd[i + 1] < cwnd[i]).count();
     assert!(shrinks > 0, "dwnd never shrank");
     assert!(states.contains(&"compound"), "dwnd never grew");
 }

@@ -5,11 +5,10 @@
 
 use rand::Rng;
 
+use super::flows::connection_endpoints;
 use super::Simulation;
 use crate::cc;
 use crate::sim::Event;
-use crate::tcp::receiver::TcpReceiver;
-use crate::tcp::sender::TcpSender;
 use crate::tcp::EndpointContext;
 use crate::time::transmission_time;
 use crate::traffic::udp;
@@ -66,12 +65,11 @@ impl Simulation {
             }
         };
         restart.pending = false;
-        let mut sender = TcpSender::new(flow as u32, f.sink, restart.config.clone(), controller);
-        sender.set_stream_end(size);
+        let (mut sender, mut receiver) =
+            connection_endpoints(flow as u32, (f.source, f.sink), &restart.config, controller, Some(size));
         sender.stats = std::mem::take(&mut f.sender.stats);
         sender.stats.all_acknowledged_at = None;
         sender.stats.events.push((now, "transfer_start"));
-        let mut receiver = TcpReceiver::new(flow as u32, f.source, restart.config.clone());
         receiver.stats = std::mem::take(&mut f.receiver.stats);
         f.sender = sender;
         f.receiver = receiver;

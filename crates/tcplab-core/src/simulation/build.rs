@@ -7,7 +7,7 @@
 use rand::Rng;
 
 use super::channel_setup::{build_queue, configure_direction, load_trace};
-use super::flows::{Restart, TcpFlow, UdpFlow};
+use super::flows::{connection_endpoints, Restart, TcpFlow, UdpFlow};
 use super::Simulation;
 use crate::cc::{self, ConnectionInfo};
 use crate::metrics::TimeSeries;
@@ -20,8 +20,6 @@ use crate::scenario::{
     TopologyKind, TopologySpec, TraceSpec,
 };
 use crate::sim::{rng_stream, unit_f64, Event, EventQueue, StreamKind};
-use crate::tcp::receiver::TcpReceiver;
-use crate::tcp::sender::TcpSender;
 use crate::time::{as_secs_f64, SimDuration};
 use crate::traffic::{Application, OnOff, UdpStats};
 use crate::units::Buffer;
@@ -170,13 +168,11 @@ impl Simulation {
         let controller =
             cc::create(&algorithm, &spec.params, info).map_err(|e| ScenarioError::new(format!("{key}.params"), e))?;
         let index = self.tcp.len() as u32;
-        let mut sender = TcpSender::new(index, plan.sink, config.clone(), controller);
-        if let Some(size) = spec.size {
-            sender.set_stream_end(size.0);
-        }
+        let size = spec.size.map(|s| s.0);
+        let (sender, receiver) = connection_endpoints(index, (plan.source, plan.sink), &config, controller, size);
         let restart = spec.restart.then(|| Restart {
             think_time: spec.think_time.map_or(0, |t| t.nanos()),
-            config: config.clone(),
+            config,
             params: spec.params.clone(),
             info,
             rng: algorithm_rng,
@@ -190,10 +186,10 @@ impl Simulation {
             algorithm,
             source: plan.source,
             sink: plan.sink,
-            size: spec.size.map(|s| s.0),
+            size,
             base_rtt,
             sender,
-            receiver: TcpReceiver::new(index, plan.source, config),
+            receiver,
             app,
             delivered_at_last_sample: 0,
             connection: 0,

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::cc::ConnectionInfo;
+use crate::cc::{CongestionControl, ConnectionInfo};
 use crate::sim::SimRng;
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
@@ -30,6 +30,23 @@ pub(super) struct TcpFlow {
     /// The connection the endpoints belong to now; packets of earlier ones are discarded.
     pub connection: u16,
     pub restart: Option<Restart>,
+}
+
+/// A connection's endpoints for TCP flow `index` from `source` to `sink`: the sender, whose
+/// stream ends after `size` bytes for a finite transfer, and the receiver. A flow's first
+/// connection and a restarting flow's later ones are built here alike.
+pub(super) fn connection_endpoints(
+    index: u32,
+    (source, sink): (u32, u32),
+    config: &TcpConfig,
+    controller: Box<dyn CongestionControl>,
+    size: Option<u64>,
+) -> (TcpSender, TcpReceiver) {
+    let mut sender = TcpSender::new(index, sink, config.clone(), controller);
+    if let Some(size) = size {
+        sender.set_stream_end(size);
+    }
+    (sender, TcpReceiver::new(index, source, config.clone()))
 }
 
 /// A closed loop of transfers (`restart = true`): what each new connection is made from.
