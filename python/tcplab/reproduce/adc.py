@@ -138,7 +138,11 @@ def _queue_point_metrics(sweep) -> pd.DataFrame:
     median = transfers.groupby(keys)["duration_s"].median() if len(transfers) else pd.Series(dtype=float)
     frame = pd.DataFrame({"cwnd": _mean_cwnd(sweep.timeseries, keys), "timeouts": _timeouts(sweep.flows, keys),
                           "short_timeouts": _timeouts(sweep.flows, keys, "short"), "transfer_s": median})
-    frame = frame.join(_timeout_timing(sweep.events, sweep.flows, keys))
+    return _by_queue_size(frame)
+
+
+def _by_queue_size(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame indexed by the queue size in packets ("100p" -> 100), smallest first."""
     frame.index = [int(str(b).removesuffix("p")) for b in frame.index]
     return frame.sort_index()
 
@@ -147,13 +151,13 @@ def queue_sweep(r: Reproduction) -> None:
     r.text("## Windows, timeouts and transfer times against the queue size (Figs. 4-6, 8-9): 40 long and "
            "10 short flows")
     sizes = [100, 400, 1000] if r.quick else list(range(100, 1501, 100))
-    results = {}
+    results, sweeps = {}, {}
     for variant, overrides in VARIANTS.items():
         slug = variant.lower().replace("+", "-").replace(" ", "-")
-        sweep = r.sweep(f"queue-{slug}", "many-flows.toml",
-                        {"buffer_size": (["topology.bottleneck.buffer"], [f"{b}p" for b in sizes])},
-                        r.runs_or(3, 1), overrides)
-        results[variant] = _queue_point_metrics(sweep)
+        sweeps[variant] = r.sweep(f"queue-{slug}", "many-flows.toml",
+                                  {"buffer_size": (["topology.bottleneck.buffer"], [f"{b}p" for b in sizes])},
+                                  r.runs_or(3, 1), overrides)
+        results[variant] = _queue_point_metrics(sweeps[variant])
     e = "queue size"
     for variant, frame in results.items():
         for b, row in frame.iterrows():
@@ -162,7 +166,9 @@ def queue_sweep(r: Reproduction) -> None:
     _queue_figure(r, results)
     r.text(_queue_table(results))
     _tcp_queue_claims(r, results, sizes)
-    _timeouts_when_short_flows_start(r, results["NewReno+ECN+LT"])
+    newreno = sweeps["NewReno+ECN+LT"]
+    timing = _by_queue_size(_timeout_timing(newreno.events, newreno.flows, ["buffer_size"]))
+    _timeouts_when_short_flows_start(r, results["NewReno+ECN+LT"].join(timing))
     _sdc_queue_claims(r, results)
 
 
