@@ -45,7 +45,8 @@ class Result:
     - ``links``: one row per link direction (utilization, drops, marks, queueing delay, ...).
     - ``timeseries``: per flow per sample (cwnd, ssthresh, srtt, in flight, throughput, state).
     - ``queues``: per link direction per sample (queue length in packets and bytes).
-    - ``events``: events algorithms reported (mode switches and the like), with time and flow.
+    - ``events``: events with time and flow: algorithms' mode switches and the like, and the
+      sender's own (``timeout``, ``undo``, ``transfer_start``, ``transfer_complete``).
     - ``transfers``: restarting flows' completed transfers (start, end, duration).
     - ``scenario_toml``: the scenario as it ran, every default written out.
     - ``captures``: pcap files of the link directions named in ``simulation.capture``, by file
