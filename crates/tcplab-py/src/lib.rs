@@ -1,7 +1,9 @@
 //! Python bindings for tcplab-core. Bindings only: scenarios arrive as JSON text (the Python layer
 //! reads TOML and applies overrides), results leave as NumPy columns, and algorithms written in
-//! Python run behind the core's trait (`python_cc.rs`). No simulation logic here.
+//! Python run behind the core's trait (`python_cc.rs`); the Linux back-end's link emulator is driven
+//! from Python (`link_emulator.rs`). No simulation logic here.
 
+mod link_emulator;
 mod python_cc;
 
 use std::sync::{Mutex, MutexGuard};
@@ -231,6 +233,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Once per process: re-importing the module (a second interpreter) finds it installed.
     tcplab_core::cc::external::install(Box::new(python_cc::PythonAlgorithms));
     m.add_class::<Simulation>()?;
+    m.add_class::<link_emulator::LinkEmulator>()?;
+    m.add("FLOW_PORT_BASE", tcplab_emu::FLOW_PORT_BASE)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(warnings, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;

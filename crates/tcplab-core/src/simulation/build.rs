@@ -99,7 +99,7 @@ impl Simulation {
         for (id, plan) in plans.iter().enumerate() {
             simulation.add_flow(id, plan, paths.base_rtts[id])?;
         }
-        simulation.schedule_link_changes();
+        schedule_link_changes(&simulation.network, &mut simulation.events);
         simulation.scenario = scenario;
         simulation.events.schedule(0, Event::Sample);
         Ok(simulation)
@@ -198,16 +198,17 @@ impl Simulation {
         self.events.schedule(start, Event::FlowStart { flow: index });
         Ok(())
     }
+}
 
-    /// Every link's rate and delay steps, as events.
-    fn schedule_link_changes(&mut self) {
-        for (index, channel) in self.network.channels.iter().enumerate() {
-            for (step, &(at, _)) in channel.rate_schedule.iter().enumerate() {
-                self.events.schedule(at, Event::RateChange { channel: index as u32, index: step as u32 });
-            }
-            for (step, &(at, _)) in channel.delay_schedule.iter().enumerate() {
-                self.events.schedule(at, Event::DelayChange { channel: index as u32, index: step as u32 });
-            }
+/// Every link's rate and delay steps, as events (in the simulator's queue, or in the Linux
+/// back-end's link emulator's).
+pub(super) fn schedule_link_changes(network: &Network, events: &mut EventQueue) {
+    for (index, channel) in network.channels.iter().enumerate() {
+        for (step, &(at, _)) in channel.rate_schedule.iter().enumerate() {
+            events.schedule(at, Event::RateChange { channel: index as u32, index: step as u32 });
+        }
+        for (step, &(at, _)) in channel.delay_schedule.iter().enumerate() {
+            events.schedule(at, Event::DelayChange { channel: index as u32, index: step as u32 });
         }
     }
 }

@@ -7,8 +7,35 @@ use crate::capture::{pcap_bytes, FlowEndpoints};
 use crate::metrics::{
     events_table, flow_table, jain_index, link_table, FlowRow, FlowSample, QueueSample, ReportedEvent, TimeSeries,
 };
+use crate::net::topology::Network;
 use crate::results::{Results, Summary};
 use crate::time::{as_millis_f64, as_secs_f64, SimDuration, SimTime};
+
+/// One queue time-series row per link direction at `now`. `transmitted_at_last_sample` holds each
+/// channel's transmitted bytes at the previous sample (grown to the number of channels here). The
+/// simulator and the Linux back-end's link emulator sample their links with this one function.
+pub fn sample_queues(
+    network: &Network,
+    now: SimTime,
+    interval: SimDuration,
+    transmitted_at_last_sample: &mut Vec<u64>,
+    series: &mut TimeSeries,
+) {
+    // Bytes transmitted since the previous sample; the sample at time 0 has no interval.
+    let rate = |bytes: u64| if now == 0 { 0.0 } else { bytes as f64 * 8.0 / as_secs_f64(interval) };
+    transmitted_at_last_sample.resize(network.channels.len(), 0);
+    for (index, channel) in network.channels.iter().enumerate() {
+        let transmitted = channel.stats.transmitted_bytes;
+        series.push_queue(QueueSample {
+            time_s: as_secs_f64(now),
+            channel: index as u32,
+            packets: channel.queue.len_packets() as u64,
+            bytes: channel.queue.len_bytes(),
+            throughput_bps: rate(transmitted - transmitted_at_last_sample[index]),
+        });
+        transmitted_at_last_sample[index] = transmitted;
+    }
+}
 
 impl Simulation {
     /// One time-series row per flow and per link direction.
@@ -50,18 +77,7 @@ impl Simulation {
             });
             f.received_at_last_sample = received;
         }
-        self.transmitted_at_last_sample.resize(self.network.channels.len(), 0);
-        for (index, channel) in self.network.channels.iter().enumerate() {
-            let transmitted = channel.stats.transmitted_bytes;
-            self.series.push_queue(QueueSample {
-                time_s: seconds,
-                channel: index as u32,
-                packets: channel.queue.len_packets() as u64,
-                bytes: channel.queue.len_bytes(),
-                throughput_bps: rate(transmitted - self.transmitted_at_last_sample[index]),
-            });
-            self.transmitted_at_last_sample[index] = transmitted;
-        }
+        sample_queues(&self.network, now, self.sample_interval, &mut self.transmitted_at_last_sample, &mut self.series);
     }
 
     /// The results tables as of now, leaving the simulation as it is (a run can go on).

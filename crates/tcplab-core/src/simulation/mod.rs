@@ -10,13 +10,18 @@
 //! - `flows.rs`: the record kept per TCP and UDP flow;
 //! - `applications.rs`: application events (flow start, on/off toggles, paced writes, restarts,
 //!   UDP sends);
-//! - `measurements.rs`: samples taken during the run and the results tables at the end.
+//! - `measurements.rs`: samples taken during the run and the results tables at the end;
+//! - `link_network.rs`: the network alone, for the Linux back-end's link emulator.
 
 mod applications;
 mod build;
 mod channel_setup;
 mod flows;
+mod link_network;
 mod measurements;
+
+pub use link_network::{FlowEnds, LinkNetwork};
+pub use measurements::sample_queues;
 
 use crate::metrics::TimeSeries;
 use crate::net::packet::{Packet, PacketId, PacketKind, PacketPool};
