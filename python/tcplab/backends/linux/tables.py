@@ -1,0 +1,161 @@
+"""A Linux back-end run's measurements in the simulator's tables (docs/results.md), so every
+plot, report and comparison reads both alike. What Linux does not expose is NaN, never a guess:
+docs/linux-backend.md lists each column's source.
+
+- flows: bytes delivered and completion from the receiving application; sent, retransmitted and
+  timeouts from the sender's last TCP_INFO; RTT percentiles from the smoothed RTT sampled every
+  interval (the kernel keeps no per-ACK record), the minimum from tcpi_min_rtt; packets lost and
+  one-way delay from the link emulator, which sees every packet.
+- timeseries: TCP_INFO every sample interval, goodput from the receiver's count at the same
+  instants. links and queues: the emulator's, which are the simulator's own code.
+- events: a ``timeout`` at the first sample after each retransmission timeout (tcpi_total_rto).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+from typing import Any
+
+import numpy as np
+
+from tcplab import _core
+from tcplab.result import Result
+
+NAN = math.nan
+
+
+def build_result(scenario: dict, resolved_toml: str, flows: list[dict], reports: dict, links: dict,
+                 duration: float) -> Result:
+    emulator = links["emulator"]
+    rows = [_flow_row(flow, reports, emulator, duration) for flow in flows]
+    series, events = _series_and_events(flows, reports)
+    goodputs = [row["goodput_bps"] for row in rows if row["protocol"] == "tcp" and row["start_s"] < duration]
+    summary = {
+        "scenario": scenario.get("name", ""),
+        "seed": scenario["simulation"]["seed"],
+        "run": scenario["simulation"].get("run", 0),
+        "simulated_seconds": duration,
+        "events": NAN,
+        "packets_transmitted": int(np.sum(links["links"]["transmitted_packets"])),
+        "jain_fairness": _jain(goodputs),
+        "total_goodput_bps": float(sum(goodputs)),
+        "peak_live_packets": NAN,
+        "tcplab_version": _core.__version__,
+        "backend": "linux",
+        "kernel": os.uname().release,
+        "emulator_realtime": emulator["realtime"],
+        "emulator_lateness_p50_ms": emulator["lateness_p50_ms"],
+        "emulator_lateness_p99_ms": emulator["lateness_p99_ms"],
+        "emulator_lateness_max_ms": emulator["lateness_max_ms"],
+        "emulator_packets_ignored": emulator["packets_ignored"],
+        "emulator_write_failures": emulator["write_failures"],
+    }
+    result = Result(summary=summary, scenario_toml=resolved_toml)
+    result._columns = {
+        "flows": _columns(rows),
+        "links": links["links"],
+        "timeseries": _columns(series),
+        "queues": links["queues"],
+        "events": _columns(events) if events else {"time_s": [], "flow_id": [], "name": [], "event": []},
+    }
+    return result
+
+
+def _flow_row(flow: dict, reports: dict, emulator: dict, duration: float) -> dict:
+    flow_id = flow["flow_id"]
+    sent, received = reports[(flow_id, "sender")], reports[(flow_id, "receiver")]
+    start = flow["start_ns"] / 1e9
+    tcp = flow["protocol"] == "tcp"
+    size = flow.get("size_bytes")
+    complete = tcp and size is not None and received.get("finished") and received["bytes"] == size
+    end = received["last_byte_s"] if complete else duration
+    active = max(end - start, 1e-9)
+    row = {
+        "flow_id": flow_id, "name": flow["name"], "protocol": flow["protocol"], "cc": flow.get("cc") or "",
+        "source": flow["source"], "destination": flow["sink"], "start_s": start,
+        "base_rtt_ms": flow["base_rtt_ns"] / 1e6,
+        "packet_payload_bytes": flow["mss"] if tcp else flow["datagram_bytes"],
+        "size_bytes": float(size) if size is not None else NAN,
+        "bytes_delivered": received["bytes"], "goodput_bps": received["bytes"] * 8 / active,
+    }
+    lost = emulator["data_packets_lost"][flow_id]
+    if tcp:
+        final = sent["final"]
+        srtts = [sample["srtt_ms"] for _, sample in sent["samples"] if sample["srtt_ms"] is not None]
+        row.update({
+            "bytes_sent": final["bytes_sent"], "throughput_bps": final["bytes_sent"] * 8 / active,
+            "packets_sent": final["data_segs_out"], "retransmitted_segments": final["total_retrans"],
+            "retransmitted_bytes": final["bytes_retrans"],
+            "timeouts": final["total_rto"] if final["total_rto"] is not None else NAN,
+            "fast_recoveries": NAN, "ecn_reductions": NAN,
+            "rtt_mean_ms": statistics.fmean(srtts) if srtts else NAN,
+            "rtt_min_ms": final["min_rtt_us"] / 1000 if final["min_rtt_us"] else NAN,
+            "rtt_p50_ms": _quantile(srtts, 0.5), "rtt_p95_ms": _quantile(srtts, 0.95),
+            "rtt_p99_ms": _quantile(srtts, 0.99),
+            "completion_time_s": end - start if complete else NAN,
+            "duplicate_bytes": NAN, "packets_lost": lost,
+            "loss_ratio": lost / final["data_segs_out"] if final["data_segs_out"] else NAN,
+        })
+    else:
+        datagrams = sent["datagrams_sent"]
+        row.update({
+            "bytes_sent": datagrams * flow["datagram_bytes"], "throughput_bps": datagrams * flow["datagram_bytes"] * 8 / active,
+            "packets_sent": datagrams, "retransmitted_segments": 0, "retransmitted_bytes": 0, "timeouts": 0,
+            "fast_recoveries": 0, "ecn_reductions": 0, "rtt_mean_ms": NAN, "rtt_min_ms": NAN, "rtt_p50_ms": NAN,
+            "rtt_p95_ms": NAN, "rtt_p99_ms": NAN, "completion_time_s": NAN, "duplicate_bytes": 0,
+            "packets_lost": lost, "loss_ratio": lost / datagrams if datagrams else NAN,
+        })
+    row.update({
+        "one_way_delay_mean_ms": emulator["one_way_delay_mean_ms"][flow_id],
+        "one_way_delay_p50_ms": emulator["one_way_delay_p50_ms"][flow_id],
+        "one_way_delay_p95_ms": emulator["one_way_delay_p95_ms"][flow_id],
+    })
+    return row
+
+
+def _series_and_events(flows: list[dict], reports: dict) -> tuple[list[dict], list[dict]]:
+    """Rows per flow per sample, in time order as the simulator writes them, and timeouts."""
+    rows, events = [], []
+    for flow in flows:
+        flow_id, name = flow["flow_id"], flow["name"]
+        received = dict(reports[(flow_id, "receiver")]["samples"])
+        windows = dict(reports[(flow_id, "sender")].get("samples", []))
+        previous_bytes, previous_time, timeouts = 0, None, 0
+        for t in sorted(received):
+            window = windows.get(t)
+            interval = t - previous_time if previous_time is not None else None
+            rows.append({
+                "time_s": t, "flow_id": flow_id, "name": name,
+                "cwnd_bytes": _value(window, "cwnd_bytes"), "ssthresh_bytes": _value(window, "ssthresh_bytes"),
+                "srtt_ms": _value(window, "srtt_ms"), "in_flight_bytes": _value(window, "in_flight_bytes"),
+                "throughput_bps": (received[t] - previous_bytes) * 8 / interval if interval else 0.0,
+                "state": window["state"] if window else ("on" if flow["protocol"] == "udp" else "slow_start"),
+            })
+            if window and window["total_rto"] is not None and window["total_rto"] > timeouts:
+                events += [{"time_s": t, "flow_id": flow_id, "name": name, "event": "timeout"}] * (window["total_rto"] - timeouts)
+                timeouts = window["total_rto"]
+            previous_bytes, previous_time = received[t], t
+    rows.sort(key=lambda row: (row["time_s"], row["flow_id"]))
+    events.sort(key=lambda row: (row["time_s"], row["flow_id"]))
+    return rows, events
+
+
+def _value(window: dict | None, key: str) -> float:
+    value = window.get(key) if window else None
+    return NAN if value is None else float(value)
+
+
+def _quantile(values: list[float], q: float) -> float:
+    return float(np.quantile(values, q)) if values else NAN
+
+
+def _jain(values: list[float]) -> float:
+    if not values or not any(values):
+        return NAN
+    return sum(values) ** 2 / (len(values) * sum(v * v for v in values))
+
+
+def _columns(rows: list[dict[str, Any]]) -> dict[str, list]:
+    return {key: [row[key] for row in rows] for key in rows[0]} if rows else {}
