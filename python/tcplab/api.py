@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from tcplab import _core
+from tcplab._core import ScenarioError
 from tcplab.python_cc import register_algorithm
 from tcplab.result import Result
 from tcplab.scenario import ScenarioWarning, apply_overrides, load_scenario, to_json
 
+BACKENDS = ("simulator", "linux")
 # Shortcuts for the most common overrides; any other keyword uses "__" for the dots of a key.
 _SHORTCUTS = {"duration": "simulation.duration", "seed": "simulation.seed", "run_index": "simulation.run"}
 
@@ -57,6 +59,7 @@ def run(
     progress: bool = False,
     set: Mapping[str, Any] | None = None,  # noqa: A002 - mirrors the CLI's --set
     algorithms: Mapping[str, type] | None = None,
+    backend: str = "simulator",
     **overrides: Any,
 ) -> Result:
     """Runs a scenario and returns its Result.
@@ -68,7 +71,21 @@ def run(
     two seconds. ``algorithms`` maps names the scenario uses (``cc = "mine"``) to
     ``tcplab.CongestionControl`` subclasses written in Python; they stay registered in this
     process. Raises ``AlgorithmError`` (a ``ScenarioError``) when such an algorithm fails.
+
+    ``backend="linux"`` runs the scenario on this machine's kernel instead: real TCP connections
+    between network namespaces, the links emulated by tcplab (root needed; real time passes;
+    docs/linux-backend.md). The Result has the same tables and says ``backend`` in its summary.
     """
+    if backend not in BACKENDS:
+        raise ScenarioError(f"backend: '{backend}' is not a back-end; use {' or '.join(repr(b) for b in BACKENDS)}")
+    if backend == "linux":
+        if algorithms:
+            raise ScenarioError("algorithms: Python algorithms run on the simulator only (the kernel runs its own modules)")
+        from tcplab.backends.linux import run_on_linux
+
+        text = _prepare(scenario, overrides, set)
+        _warn(text)
+        return run_on_linux(text, progress)
     for name, cls in (algorithms or {}).items():
         register_algorithm(name, cls)
     text = _prepare(scenario, overrides, set)

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
+import signal
 import sys
 import time
 from pathlib import Path
 
-from tcplab import __version__
+from tcplab import __version__, cli_backends
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 70
+# The Linux back-end could not run here, or a host's process failed (sysexits' EX_UNAVAILABLE).
+EXIT_BACKEND = 69
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,6 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true",
                      help="print a JSON summary (run, flows, links) on standard output and nothing else")
     run.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    run.add_argument("--backend", choices=["simulator", "linux"], default="simulator",
+                     help="simulator (default), or linux: kernel TCP between network namespaces, tcplab's link "
+                     "emulator between them (root; takes the scenario's duration in real time)")
 
     validate = commands.add_parser("validate", help="check a scenario and print it with every default filled in")
     validate.add_argument("scenario", help="scenario TOML file")
@@ -47,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     algorithms.add_argument("name", nargs="?", help="show only this algorithm")
     _add_sweep_parsers(commands)
     _add_paper_parsers(commands)
+    cli_backends.add_parsers(commands)
     return parser
 
 
@@ -139,6 +147,11 @@ def _dispatch(args: argparse.Namespace) -> int:
             return _report(args)
         if args.command == "trace":
             return _trace(args)
+        if args.command == "compare-backends":
+            with _terminate_as_interrupt():
+                return cli_backends.compare_backends_command(args, _overrides(args), _seconds, _default_out)
+        if args.command == "lab":
+            return cli_backends.lab_command(args)
         if args.command == "reproduce":
             from tcplab.reproduce.command import reproduce_command
 
@@ -147,6 +160,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     except ScenarioError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except _backend_errors() as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_BACKEND
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -159,6 +175,17 @@ def _dispatch(args: argparse.Namespace) -> int:
         print(f"internal error: {type(error).__name__}: {error}\n(set TCPLAB_DEBUG=1 for the traceback, and please report it)",
               file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _backend_errors() -> tuple[type, ...]:
+    """The Linux back-end's errors, imported only once one may have happened (a run on Linux
+    has loaded its module already)."""
+    module = sys.modules.get("tcplab.backends.linux")
+    if module is None:
+        return ()
+    from tcplab.backends.linux.lab import LabError
+
+    return module.BackendUnavailable, module.EndpointFailed, LabError
 
 
 def _overrides(args: argparse.Namespace) -> dict:
@@ -178,7 +205,8 @@ def _run(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
     quiet = args.quiet or args.json
     started = time.monotonic()
-    result = tcplab.run(scenario, set=overrides, progress=not quiet)
+    with _terminate_as_interrupt():
+        result = tcplab.run(scenario, set=overrides, progress=not quiet, backend=args.backend)
     wall = time.monotonic() - started
 
     name = result.summary.get("scenario") or Path(args.scenario).stem
@@ -196,6 +224,21 @@ def _run(args: argparse.Namespace) -> int:
         if not args.plots:
             print("plots: add --plots, or open the tables with tcplab.Result / tcplab report")
     return 0
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM ends a run as Ctrl-C does: clean-up code runs (the Linux back-end removes its
+    namespaces and processes) and the exit status is 130."""
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _print_json(result, out: Path) -> None:
@@ -240,10 +283,18 @@ def _print_summary(result, wall_seconds: float) -> None:
 
     console = _console(140)
     s = result.summary
-    console.print(
-        f"[bold]{s.get('scenario') or 'scenario'}[/bold]: {s['simulated_seconds']:.1f} s simulated in {wall_seconds:.2f} s "
-        f"(seed {s['seed']}, run {s['run']}, {s['events']:,} events); Jain's fairness {s['jain_fairness']:.3f}"
-    )
+    if s.get("backend") == "linux":
+        console.print(
+            f"[bold]{s.get('scenario') or 'scenario'}[/bold]: {s['simulated_seconds']:.1f} s on Linux {s['kernel']} "
+            f"(kernel TCP; tcplab's link emulator, late by {s['emulator_lateness_p99_ms']:.3f} ms at p99), "
+            f"{wall_seconds:.1f} s in all; Jain's fairness {s['jain_fairness']:.3f}"
+        )
+    else:
+        console.print(
+            f"[bold]{s.get('scenario') or 'scenario'}[/bold]: {s['simulated_seconds']:.1f} s simulated in "
+            f"{wall_seconds:.2f} s (seed {s['seed']}, run {s['run']}, {s['events']:,} events); "
+            f"Jain's fairness {s['jain_fairness']:.3f}"
+        )
     flow_rows = result.records("flows")
     flows = Table(title="flows", title_justify="left")
     # Names keep their full width; when the terminal is narrow the numeric columns' headers wrap.
@@ -254,7 +305,8 @@ def _print_summary(result, wall_seconds: float) -> None:
     for row in flow_rows:
         flows.add_row(
             row["name"], row["cc"] or row["protocol"], f"{row['goodput_bps'] / 1e6:.2f}", str(row["retransmitted_segments"]),
-            str(row["timeouts"]), str(row["fast_recoveries"]), _fmt(row["rtt_mean_ms"]), _fmt(row["rtt_p95_ms"]),
+            _fmt(row["timeouts"], "{:.0f}"), _fmt(row["fast_recoveries"], "{:.0f}"), _fmt(row["rtt_mean_ms"]),
+            _fmt(row["rtt_p95_ms"]),
             _fmt(row["completion_time_s"], "{:.3f}"),
         )
     console.print(flows)

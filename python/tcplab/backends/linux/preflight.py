@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from tcplab import ScenarioError
+from tcplab._core import ScenarioError
 
 # tcplab algorithms whose Linux module has the same name and follows the same algorithm (tcplab's
 # versions are written after these modules; docs/algorithms). The others (newreno as ns-2 has it,

@@ -58,7 +58,8 @@ def build_result(scenario: dict, resolved_toml: str, flows: list[dict], reports:
         "links": links["links"],
         "timeseries": _columns(series),
         "queues": links["queues"],
-        "events": _columns(events) if events else {"time_s": [], "flow_id": [], "name": [], "event": []},
+        "events": _columns(events) if events else {
+            "time_s": np.array([], dtype=np.float64), "flow_id": np.array([], dtype=np.uint64), "name": [], "event": []},
     }
     return result
 
@@ -157,5 +158,16 @@ def _jain(values: list[float]) -> float:
     return sum(values) ** 2 / (len(values) * sum(v * v for v in values))
 
 
-def _columns(rows: list[dict[str, Any]]) -> dict[str, list]:
-    return {key: [row[key] for row in rows] for key in rows[0]} if rows else {}
+def _columns(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Columns as the simulator hands them over: text as lists, counts as uint64 arrays, other
+    numbers (and counts Linux does not expose, NaN) as float64 arrays."""
+    columns = {}
+    for key in rows[0] if rows else []:
+        values = [row[key] for row in rows]
+        if all(isinstance(v, str) for v in values):
+            columns[key] = values
+        elif all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            columns[key] = np.array(values, dtype=np.uint64)
+        else:
+            columns[key] = np.array([NAN if v is None else float(v) for v in values], dtype=np.float64)
+    return columns

@@ -1,0 +1,54 @@
+"""The ``tcplab`` commands of the Linux back-end: ``compare-backends`` (a scenario on the simulator
+and on the kernel, side by side) and ``lab cleanup`` (what a killed Linux run left behind).
+``tcplab run --backend linux`` is ``run``'s own option."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+
+def add_parsers(commands) -> None:
+    compare = commands.add_parser(
+        "compare-backends", help="run a scenario on the simulator and on this machine's kernel, and compare (root)",
+        description="Writes both runs' tables, comparison.csv, comparison.md and overlay.png (cwnd and RTT of each "
+        "flow, solid simulator, dashed Linux) to --out, and prints the table.",
+    )
+    compare.add_argument("scenario", help="scenario TOML file (a dumbbell or chain)")
+    compare.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                         help="override a scenario key (repeatable)")
+    compare.add_argument("--warm-up", default="0s", metavar="DURATION",
+                         help="leave the first DURATION out of the RTT percentiles (default 0s)")
+    compare.add_argument("--out", type=Path, help="output directory (default: results/<scenario name>-backends)")
+    compare.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    lab = commands.add_parser("lab", help="the Linux back-end's namespaces: 'tcplab lab cleanup' removes a killed run's")
+    lab.add_argument("action", choices=["cleanup"], help="cleanup: remove every tcplab namespace and what runs in it")
+
+
+def compare_backends_command(args: argparse.Namespace, overrides: dict, seconds, default_out) -> int:
+    from tcplab.compare_backends import compare_backends, markdown_table, save
+    from tcplab.scenario import load_scenario
+
+    scenario = load_scenario(args.scenario)
+    started = time.monotonic()
+    results, table = compare_backends(scenario, overrides, seconds("--warm-up", args.warm_up) if args.warm_up != "0s"
+                                      else 0.0, progress=not args.quiet)
+    out = args.out or default_out(scenario, args.scenario, "backends")
+    save(results, table, out)
+    if not args.quiet:
+        print(markdown_table(table))
+        print(f"both back-ends in {time.monotonic() - started:.1f} s; written to {out}/ "
+              "(simulator/, linux/, comparison.csv, comparison.md, overlay.png)")
+    return 0
+
+
+def lab_command(args: argparse.Namespace) -> int:
+    from tcplab.backends.linux import lab, preflight
+
+    preflight.check_machine()
+    removed = lab.remove_leftovers()
+    print(f"removed {len(removed)} namespace{'s' if len(removed) != 1 else ''}"
+          + (": " + ", ".join(removed) if removed else " (none was left)"), file=sys.stderr)
+    return 0
