@@ -64,6 +64,8 @@ pub struct EmulatorStats {
     pub realtime: bool,
     pub packets_read: u64,
     pub packets_written: u64,
+    /// The largest IP packet a host sent: with no segmentation offload, at most the MTU.
+    pub largest_packet_bytes: u32,
     /// Packets that were not IPv4, or were addressed to no host.
     pub packets_ignored: u64,
     /// Writes into a TUN device the kernel refused.
@@ -276,6 +278,7 @@ impl LinkEmulator {
                 self.stats.packets_ignored += 1;
                 continue;
             };
+            self.stats.largest_packet_bytes = self.stats.largest_packet_bytes.max(datagram.wire_bytes);
             let Some(&destination) = self.node_of_address.get(&datagram.destination) else {
                 self.stats.packets_ignored += 1;
                 continue;

@@ -93,6 +93,7 @@ impl LinkEmulator {
         own.set_item("packets_read", stats.packets_read)?;
         own.set_item("packets_written", stats.packets_written)?;
         own.set_item("packets_ignored", stats.packets_ignored)?;
+        own.set_item("largest_packet_bytes", stats.largest_packet_bytes)?;
         own.set_item("write_failures", stats.write_failures)?;
         own.set_item("lateness_p50_ms", stats.lateness.quantile_ms(0.5))?;
         own.set_item("lateness_p99_ms", stats.lateness.quantile_ms(0.99))?;

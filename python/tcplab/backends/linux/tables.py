@@ -49,7 +49,9 @@ def build_result(scenario: dict, resolved_toml: str, flows: list[dict], reports:
         "emulator_lateness_p50_ms": emulator["lateness_p50_ms"],
         "emulator_lateness_p99_ms": emulator["lateness_p99_ms"],
         "emulator_lateness_max_ms": emulator["lateness_max_ms"],
+        "emulator_packets_forwarded": emulator["packets_written"],
         "emulator_packets_ignored": emulator["packets_ignored"],
+        "emulator_largest_packet_bytes": emulator["largest_packet_bytes"],
         "emulator_write_failures": emulator["write_failures"],
     }
     result = Result(summary=summary, scenario_toml=resolved_toml)
