@@ -3,23 +3,25 @@
 # tests (formula, scripted and whole-scenario), checks the benchmark compiles, runs the Python
 # tests, and fuzzes the scenario parser and every algorithm for a minute each (cargo-fuzz).
 # Everything it needs comes from crates.io, PyPI and Debian's packages (headless Chromium and its
-# driver, which open the HTML reports; tshark, which reads the packet captures).
+# driver, which open the HTML reports; tshark, which reads the packet captures; iproute2 and procps,
+# with which the Linux back-end's tests build namespaces, as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! command -v tshark >/dev/null; then
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! command -v tshark >/dev/null \
+    || ! command -v ip >/dev/null || ! command -v sysctl >/dev/null || ! command -v pgrep >/dev/null; then
     if [ "$(id -u)" = 0 ]; then
         apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver tshark >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver tshark iproute2 procps >/dev/null
     else
-        echo "the report and capture tests need Debian's chromium, chromium-driver and tshark: run this script as root, or install them" >&2
+        echo "the report, capture and Linux back-end tests need Debian's chromium, chromium-driver, tshark, iproute2 and procps: run this script as root, or install them" >&2
         exit 1
     fi
 fi
 
 python3 -m pip install --quiet --upgrade pip
 python3 -m pip install --quiet -e '.[test]'
-cargo test -p tcplab-core
+cargo test -p tcplab-core -p tcplab-emu
 cargo bench -p tcplab-core --no-run
 python3 -m pytest -q tests
 ./scripts/fuzz.sh 60

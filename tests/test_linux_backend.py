@@ -10,12 +10,13 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import tcplab
 from tcplab.backends.linux import lab
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the Linux back-end needs root (namespaces, TUN devices)")
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the Linux back-end needs root (namespaces, TUN devices)")
 
 ENDPOINT_PROGRAM = "tcplab/backends/linux/endpoint.py"
 RATE_BPS = 50_000_000
@@ -53,6 +54,7 @@ def two_flows() -> tcplab.Result:
     return tcplab.run(TWO_FLOWS, backend="linux")
 
 
+@needs_root
 def test_a_two_flow_run_returns_every_table_with_the_simulators_columns(two_flows):
     simulated = tcplab.run(TWO_FLOWS, duration="1s")
     for table in ("flows", "links", "timeseries", "queues", "events"):
@@ -62,6 +64,7 @@ def test_a_two_flow_run_returns_every_table_with_the_simulators_columns(two_flow
     assert len(two_flows.timeseries) == 2 * 51, "both flows at 0, 0.1, ..., 5 s"
 
 
+@needs_root
 def test_a_two_flow_run_has_sane_values(two_flows):
     flows = two_flows.flows
     assert list(flows["cc"]) == ["cubic", "reno"]
@@ -76,10 +79,12 @@ def test_a_two_flow_run_has_sane_values(two_flows):
     # Every data packet the links discarded was retransmitted (or was in the last RTT).
     assert (flows["packets_lost"] <= flows["retransmitted_segments"] + 20).all()
     assert two_flows.summary["emulator_write_failures"] == 0
+    assert two_flows.summary["emulator_largest_packet_bytes"] == 1500, "MSS 1448 + 52 header bytes; no offload"
     series = two_flows.timeseries.dropna(subset=["srtt_ms"])
     assert (series["srtt_ms"] >= 40.0).all() and (series["cwnd_bytes"] > 0).all()
 
 
+@needs_root
 def test_a_finite_flow_delivers_exactly_its_bytes():
     size = 3_000_000
     result = tcplab.run(scenario(f'[[flows]]\ncc = "cubic"\nsize = "{size}B"\n', duration="4s"), backend="linux")
@@ -88,6 +93,41 @@ def test_a_finite_flow_delivers_exactly_its_bytes():
     assert 0.08 < flow["completion_time_s"] < 4.0, "at least two RTTs (handshake, first window), within the run"
 
 
+@needs_root
+def test_start_times_and_rate_limits_are_the_scenarios():
+    flows = '[[flows]]\ncc = "cubic"\nrate = "5Mbps"\n[[flows]]\ncc = "reno"\nstart = "1500ms"\n'
+    result = tcplab.run(scenario(flows, duration="4s"), backend="linux")
+    limited, late = result.flows.iloc[0], result.flows.iloc[1]
+    assert 4.5e6 < limited["goodput_bps"] <= 5.05e6, "the application writes at 5 Mbit/s"
+    series = result.timeseries[result.timeseries["flow_id"] == 1]
+    assert series[series["time_s"] < 1.5]["cwnd_bytes"].isna().all(), "no window before the start"
+    assert series[series["time_s"] < 1.5]["throughput_bps"].eq(0).all()
+    assert late["start_s"] == 1.5 and late["goodput_bps"] > 10e6
+
+
+def red_with_ecn_on_the_hosts(ecn: bool) -> str:
+    flows = f'[tcp]\necn = {str(ecn).lower()}\n[[flows]]\ncc = "cubic"\ncount = 2\n'
+    return scenario(flows, duration="4s").replace(
+        'buffer = "1BDP" }', 'buffer = "1BDP", queue = { kind = "red", ecn = true } }')
+
+
+@needs_root
+@pytest.mark.parametrize("ecn", [True, False], ids=["ecn-negotiated", "ecn-off"])
+def test_red_reads_the_real_packets_ecn_field(ecn):
+    result = tcplab.run(red_with_ecn_on_the_hosts(ecn), backend="linux")
+    bottleneck = result.links.set_index(["link", "direction"]).loc[("bottleneck", "forward")]
+    if ecn:
+        # The kernel sends new data ECN-capable, so RED marks it; only retransmissions, which
+        # RFC 3168 sends not ECN-capable, can be dropped early.
+        assert bottleneck["ecn_marks"] > 10
+        assert bottleneck["early_drops"] <= result.flows["retransmitted_segments"].sum()
+    else:
+        # Not ECN-capable packets: the same queue drops where it would have marked.
+        assert bottleneck["ecn_marks"] == 0 and bottleneck["early_drops"] > 0
+    assert result.flows["goodput_bps"].sum() > RATE_BPS / 2
+
+
+@needs_root
 def test_the_emulators_delay_on_an_idle_link_is_within_a_millisecond_of_the_configured_one():
     # 100 small datagrams a second: every link idle when each one arrives. Configured one-way
     # delay: 1 + 18 + 1 ms of propagation, plus 200 bytes' transmission at 1 Gbit/s twice and at
@@ -102,6 +142,7 @@ def test_the_emulators_delay_on_an_idle_link_is_within_a_millisecond_of_the_conf
     assert result.summary["emulator_lateness_p99_ms"] <= 1.0
 
 
+@needs_root
 def test_a_normal_run_leaves_nothing(two_flows):
     assert leftovers() == NOTHING_LEFT
 
@@ -124,6 +165,7 @@ def wait_for_endpoints(process: subprocess.Popen) -> list[int]:
     raise AssertionError(f"the run's endpoints did not start: {process.stderr.read() if process.poll() else ''}")
 
 
+@needs_root
 def test_an_interrupted_run_leaves_nothing(tmp_path):
     process = start_cli_run(tmp_path)
     wait_for_endpoints(process)
@@ -133,6 +175,7 @@ def test_an_interrupted_run_leaves_nothing(tmp_path):
     assert leftovers() == NOTHING_LEFT
 
 
+@needs_root
 def test_a_terminated_run_leaves_nothing(tmp_path):
     process = start_cli_run(tmp_path)
     wait_for_endpoints(process)
@@ -142,6 +185,7 @@ def test_a_terminated_run_leaves_nothing(tmp_path):
     assert leftovers() == NOTHING_LEFT
 
 
+@needs_root
 def test_a_run_whose_flow_process_is_killed_fails_clearly_and_leaves_nothing(tmp_path):
     process = start_cli_run(tmp_path)
     endpoints = wait_for_endpoints(process)
@@ -152,6 +196,7 @@ def test_a_run_whose_flow_process_is_killed_fails_clearly_and_leaves_nothing(tmp
     assert leftovers() == NOTHING_LEFT
 
 
+@needs_root
 def test_lab_cleanup_removes_what_a_killed_run_left(tmp_path):
     process = start_cli_run(tmp_path)
     wait_for_endpoints(process)
@@ -164,11 +209,13 @@ def test_lab_cleanup_removes_what_a_killed_run_left(tmp_path):
     assert leftovers() == NOTHING_LEFT
 
 
+@needs_root
 def test_an_algorithm_the_kernel_lacks_is_refused_with_what_it_has():
     with pytest.raises(tcplab.ScenarioError, match=r"flows\[0\]\.cc: 'vegas' has no congestion control module in this kernel; it has: .*cubic"):
         tcplab.run(scenario('[[flows]]\ncc = "vegas"\n'), backend="linux")
 
 
+@needs_root
 def test_a_custom_topology_is_refused():
     text = """
 [simulation]
@@ -186,6 +233,7 @@ to = "b"
         tcplab.run(text, backend="linux")
 
 
+@needs_root
 def test_compare_backends_writes_the_table_and_the_overlay(tmp_path):
     path = tmp_path / "two.toml"
     path.write_text(scenario('[[flows]]\ncc = "cubic"\n[[flows]]\ncc = "bbr"\n', duration="3s"))
@@ -193,10 +241,37 @@ def test_compare_backends_writes_the_table_and_the_overlay(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "| cubic-0 | cubic |" in done.stdout and "| all flows |" in done.stdout
-    import pandas as pd
-
     table = pd.read_csv(tmp_path / "cmp" / "comparison.csv")
     assert list(table["flow"]) == ["cubic-0", "bbr-1", "all flows"]
     assert table["goodput_mbps_linux"].iloc[-1] <= 50
     assert (tmp_path / "cmp" / "overlay.png").stat().st_size > 10_000
     assert leftovers() == NOTHING_LEFT
+
+
+@needs_root
+def test_the_shipped_scenario_runs_on_the_kernel_and_reports(tmp_path):
+    scenario_file = Path(__file__).resolve().parent.parent / "scenarios" / "cubic-vs-reno.toml"
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "tcplab", "run", str(scenario_file), "--backend", "linux",
+                           "--set", "simulation.duration=2s", "--out", str(out)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "cubic-0" in done.stdout and "reno-1" in done.stdout
+    report = subprocess.run([sys.executable, "-m", "tcplab", "report", str(out)], capture_output=True, text=True,
+                            timeout=120)
+    assert report.returncode == 0, report.stderr
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert f"on the Linux kernel {os.uname().release}" in page and "events None" not in page
+
+
+def test_without_root_the_run_is_refused_with_what_is_missing(monkeypatch):
+    from tcplab.backends.linux import BackendUnavailable
+
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    with pytest.raises(BackendUnavailable, match=r"the Linux back-end needs root \(network namespaces and TUN devices"):
+        tcplab.run(TWO_FLOWS, backend="linux")
+
+
+def test_an_unknown_backend_is_refused():
+    with pytest.raises(tcplab.ScenarioError, match="backend: 'ns3' is not a back-end; use 'simulator' or 'linux'"):
+        tcplab.run(TWO_FLOWS, backend="ns3")

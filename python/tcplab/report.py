@@ -90,8 +90,12 @@ def _run_sections(result: Result) -> tuple[str, str]:
     summary = result.summary
     name = summary.get("scenario") or "run"
     facts = ", ".join(
-        f"{key.replace('_', ' ')} {summary[key]}" for key in ["simulated_seconds", "seed", "run", "events"] if key in summary
+        f"{key.replace('_', ' ')} {summary[key]}"
+        for key in ["simulated_seconds", "seed", "run", "events"]
+        if summary.get(key) is not None and summary[key] == summary[key]  # None, NaN: a count the back-end lacks
     )
+    if summary.get("backend") == "linux":
+        facts = f"on the Linux kernel {summary.get('kernel', '')} (real TCP, emulated links), " + facts
     parts = [
         f"<p>{html.escape(facts)}; Jain's fairness index {summary.get('jain_fairness', float('nan')):.3f}.</p>",
         "<h2>Flows</h2>" + _table(_flow_view(result.flows)),
