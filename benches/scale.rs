@@ -17,9 +17,9 @@
 //!
 //! Run: `cargo bench -p tcplab-core --bench scale` (add `-- small medium` to choose sizes,
 //! `-- --runs 1` for one run each).
-//! Targets (issue 9): at least 1.5x htsim's packet rate (htsim on this machine: 8.4 M, 6.3 M and
-//! 4.3 M packets per wall second at 10, 100 and 1,000 flows), set-up under 1 s at 10,000 flows,
-//! peak RSS under 100 MB at 1,000 flows.
+//! Targets (issue 9): at least 1.5x htsim's packet rate, set-up under 1 s at 10,000 flows, peak
+//! RSS under 100 MB at 1,000 flows. `benches/htsim/` times htsim on this dumbbell; this machine's
+//! speed drifts between sessions, so time both together (README.md has a same-day table).
 
 use std::process::Command;
 use std::time::Instant;
