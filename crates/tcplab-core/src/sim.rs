@@ -127,6 +127,11 @@ impl Ord for Scheduled {
 #[derive(Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Scheduled>,
+    /// The event `pop_until` returned last is still the heap's top: the first event its handler
+    /// schedules takes its slot, one sift down instead of a pop and a push (most handlers schedule
+    /// at least one event; at 100 flows the heap was a third of the run). The next `pop_until`
+    /// removes it if nothing took its slot.
+    top_taken: bool,
     next_sequence: u64,
     now: SimTime,
     processed: u64,
@@ -166,21 +171,38 @@ impl EventQueue {
     /// Schedules `event` at `time` in the tie-break position `sequence` from `reserve_sequence`.
     pub fn schedule_reserved(&mut self, time: SimTime, sequence: u64, event: Event) {
         let time = time.max(self.now);
-        self.heap.push(Scheduled { key: ((time as u128) << 64) | sequence as u128, event });
+        let entry = Scheduled { key: ((time as u128) << 64) | sequence as u128, event };
+        if std::mem::take(&mut self.top_taken) {
+            // Replacing the root and sifting it down leaves a valid heap whatever the new key, and
+            // keys are unique, so events pop in the same order as after a pop and a push.
+            *self.heap.peek_mut().expect("the taken event is still in the heap") = entry;
+        } else {
+            self.heap.push(entry);
+        }
     }
 
-    pub fn peek_time(&self) -> Option<SimTime> {
+    /// Removes the event `pop_until` returned last if no event took its slot.
+    fn discard_taken(&mut self) {
+        if std::mem::take(&mut self.top_taken) {
+            self.heap.pop();
+        }
+    }
+
+    pub fn peek_time(&mut self) -> Option<SimTime> {
+        self.discard_taken();
         self.heap.peek().map(Scheduled::time)
     }
 
-    /// Pops the next event if it is due at or before `limit`, advancing the clock to its time.
+    /// Takes the next event if it is due at or before `limit`, advancing the clock to its time.
     pub fn pop_until(&mut self, limit: SimTime) -> Option<Event> {
-        if self.heap.peek()?.time() > limit {
+        self.discard_taken();
+        let next = self.heap.peek()?;
+        if next.time() > limit {
             return None;
         }
-        let next = self.heap.pop()?;
         self.now = next.time();
         self.processed += 1;
+        self.top_taken = true;
         Some(next.event)
     }
 
@@ -245,6 +267,56 @@ mod tests {
             ]
         );
         assert_eq!(queue.now(), 10);
+    }
+
+    #[test]
+    fn events_scheduled_by_a_handler_pop_in_time_and_sequence_order() {
+        // Handlers that schedule none, one and several events, some with a sequence reserved
+        // before the event that schedules them (as channels do). A sorted map of (time,
+        // sequence) is the reference: the queue must pop exactly its order.
+        let mut queue = EventQueue::new();
+        let mut reference = std::collections::BTreeMap::new();
+        let mut next_sequence = 0u64;
+        let mut rng = rng_stream(1, 0, StreamKind::Flow, 0);
+        let mut reserved = Vec::new();
+        let mut id = 0u32;
+        for _ in 0..20 {
+            let at = rng.next_u64() % 50;
+            queue.schedule(at, Event::FlowStart { flow: id });
+            reference.insert((at, next_sequence), id);
+            next_sequence += 1;
+            id += 1;
+        }
+        let mut handled = 0;
+        while let Some(event) = queue.pop_until(u64::MAX) {
+            let ((at, _), expected) = reference.pop_first().expect("the reference has an event too");
+            assert_eq!((queue.now(), event), (at, Event::FlowStart { flow: expected }));
+            handled += 1;
+            if handled > 2_000 {
+                continue;
+            }
+            for _ in 0..rng.next_u64() % 3 {
+                reserved.push(queue.reserve_sequence());
+                next_sequence += 1;
+            }
+            for _ in 0..rng.next_u64() % 3 {
+                let at = at + rng.next_u64() % 3;
+                let sequence = match reserved.pop() {
+                    Some(sequence) => {
+                        queue.schedule_reserved(at, sequence, Event::FlowStart { flow: id });
+                        sequence
+                    }
+                    None => {
+                        queue.schedule(at, Event::FlowStart { flow: id });
+                        next_sequence += 1;
+                        next_sequence - 1
+                    }
+                };
+                reference.insert((at, sequence), id);
+                id += 1;
+            }
+        }
+        assert!(handled > 2_000 && reference.is_empty());
     }
 
     #[test]
