@@ -166,20 +166,11 @@ def wait_for_endpoints(process: subprocess.Popen) -> list[int]:
 
 
 @needs_root
-def test_an_interrupted_run_leaves_nothing(tmp_path):
+@pytest.mark.parametrize("interruption", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupted_run_leaves_nothing(tmp_path, interruption):
     process = start_cli_run(tmp_path)
     wait_for_endpoints(process)
-    process.send_signal(signal.SIGINT)
-    _, errors = process.communicate(timeout=30)
-    assert process.returncode == 130, errors
-    assert leftovers() == NOTHING_LEFT
-
-
-@needs_root
-def test_a_terminated_run_leaves_nothing(tmp_path):
-    process = start_cli_run(tmp_path)
-    wait_for_endpoints(process)
-    process.send_signal(signal.SIGTERM)
+    process.send_signal(interruption)
     _, errors = process.communicate(timeout=30)
     assert process.returncode == 130, errors
     assert leftovers() == NOTHING_LEFT

@@ -181,9 +181,9 @@ def tcp_sender(config: dict, epoch: float, sock: socket.socket) -> dict:
     return {"written": written, "connected_at_s": connected_at, "final": final, "samples": samples}
 
 
-def tcp_receiver(config: dict, epoch: float, listener: socket.socket) -> dict:
-    end = epoch + config["duration"]
-    counted = [0, None, None]  # bytes, time of the first byte, time of the last byte
+def sample_bytes_received(config: dict, epoch: float, counted: list) -> list[tuple[float, int]]:
+    """A thread that records, at every sample instant, the bytes received so far (``counted[0]``,
+    which the receiving loop keeps up to date); returns the list it fills."""
     samples: list[tuple[float, int]] = []
 
     def sampler() -> None:
@@ -192,6 +192,13 @@ def tcp_receiver(config: dict, epoch: float, listener: socket.socket) -> dict:
             samples.append((t, counted[0]))
 
     threading.Thread(target=sampler, daemon=True).start()
+    return samples
+
+
+def tcp_receiver(config: dict, epoch: float, listener: socket.socket) -> dict:
+    end = epoch + config["duration"]
+    counted = [0, None, None]  # bytes, time of the first byte, time of the last byte
+    samples = sample_bytes_received(config, epoch, counted)
     listener.settimeout(0.05)
     connection = None
     while connection is None and time.monotonic() < end:
@@ -246,14 +253,7 @@ def udp_sender(config: dict, epoch: float, sock: socket.socket) -> dict:
 def udp_receiver(config: dict, epoch: float, sock: socket.socket) -> dict:
     end = epoch + config["duration"]
     counted = [0, 0]
-    samples: list[tuple[float, int]] = []
-
-    def sampler() -> None:
-        for t, at in sample_instants(epoch, config["sample_interval"], config["duration"]):
-            sleep_until(at)
-            samples.append((t, counted[0]))
-
-    threading.Thread(target=sampler, daemon=True).start()
+    samples = sample_bytes_received(config, epoch, counted)
     sock.settimeout(0.05)
     while time.monotonic() < end:
         try:
