@@ -89,12 +89,15 @@ def _load_run(directory: Path) -> Result:
 def _run_sections(result: Result) -> tuple[str, str]:
     summary = result.summary
     name = summary.get("scenario") or "run"
+    on_linux = summary.get("backend") == "linux"
+    labels = {"simulated_seconds": "seconds" if on_linux else "simulated seconds", "seed": "seed", "run": "run",
+              "events": "events"}
     facts = ", ".join(
-        f"{key.replace('_', ' ')} {summary[key]}"
-        for key in ["simulated_seconds", "seed", "run", "events"]
+        f"{label} {summary[key]}"
+        for key, label in labels.items()
         if summary.get(key) is not None and summary[key] == summary[key]  # None, NaN: a count the back-end lacks
     )
-    if summary.get("backend") == "linux":
+    if on_linux:
         facts = f"on the Linux kernel {summary.get('kernel', '')} (real TCP, emulated links), " + facts
     parts = [
         f"<p>{html.escape(facts)}; Jain's fairness index {summary.get('jain_fairness', float('nan')):.3f}.</p>",
