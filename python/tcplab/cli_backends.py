@@ -19,8 +19,8 @@ def add_parsers(commands) -> None:
     compare.add_argument("scenario", help="scenario TOML file (a dumbbell or chain)")
     compare.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                          help="override a scenario key (repeatable)")
-    compare.add_argument("--warm-up", default="0s", metavar="DURATION",
-                         help="leave the first DURATION out of the RTT percentiles (default 0s)")
+    compare.add_argument("--warm-up", metavar="DURATION",
+                         help="leave the first DURATION out of the RTT percentiles (default: none)")
     compare.add_argument("--out", type=Path, help="output directory (default: results/<scenario name>-backends)")
     compare.add_argument("--quiet", action="store_true", help="print nothing but errors")
     lab = commands.add_parser("lab", help="the Linux back-end's namespaces: 'tcplab lab cleanup' removes a killed run's")
@@ -33,8 +33,8 @@ def compare_backends_command(args: argparse.Namespace, overrides: dict, seconds,
 
     scenario = load_scenario(args.scenario)
     started = time.monotonic()
-    results, table = compare_backends(scenario, overrides, seconds("--warm-up", args.warm_up) if args.warm_up != "0s"
-                                      else 0.0, progress=not args.quiet)
+    warm_up_s = seconds("--warm-up", args.warm_up) if args.warm_up else 0.0
+    results, table = compare_backends(scenario, overrides, warm_up_s, progress=not args.quiet)
     out = args.out or default_out(scenario, args.scenario, "backends")
     save(results, table, out)
     if not args.quiet:
@@ -48,7 +48,7 @@ def lab_command(args: argparse.Namespace) -> int:
     from tcplab.backends.linux import lab, preflight
 
     preflight.check_machine()
-    removed = lab.remove_leftovers()
+    removed = lab.remove()
     print(f"removed {len(removed)} namespace{'s' if len(removed) != 1 else ''}"
           + (": " + ", ".join(removed) if removed else " (none was left)"), file=sys.stderr)
     return 0

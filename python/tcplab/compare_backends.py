@@ -16,10 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from tcplab.api import run
+from tcplab.api import BACKENDS, run
 from tcplab.result import Result
-
-BACKENDS = ("simulator", "linux")
 
 
 def compare_backends(scenario: Any, overrides: dict | None = None, warm_up_s: float = 0.0,

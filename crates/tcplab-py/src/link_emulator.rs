@@ -3,7 +3,7 @@
 //! its own (the GIL released) while the endpoints run, stops it, and takes its tables.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use pyo3::exceptions::{PyOSError, PyRuntimeError};
 use pyo3::prelude::*;
@@ -23,11 +23,18 @@ pub struct LinkEmulator {
 }
 
 impl LinkEmulator {
-    fn with<T>(&self, f: impl FnOnce(&mut Emulator) -> T) -> PyResult<T> {
-        let mut guard = self.inner.lock().map_err(|_| PyRuntimeError::new_err("the emulator failed earlier"))?;
-        let emulator = guard.as_mut().ok_or_else(|| PyRuntimeError::new_err("the emulator's results were taken"))?;
-        Ok(f(emulator))
+    fn lock(&self) -> PyResult<MutexGuard<'_, Option<Emulator>>> {
+        self.inner.lock().map_err(|_| PyRuntimeError::new_err("the emulator failed earlier"))
     }
+
+    fn with<T>(&self, f: impl FnOnce(&mut Emulator) -> T) -> PyResult<T> {
+        let mut guard = self.lock()?;
+        Ok(f(guard.as_mut().ok_or_else(results_taken)?))
+    }
+}
+
+fn results_taken() -> PyErr {
+    PyRuntimeError::new_err("the emulator's results were taken")
 }
 
 #[pymethods]
@@ -68,9 +75,8 @@ impl LinkEmulator {
     /// Runs the links from `epoch_ns` (CLOCK_MONOTONIC) for `duration_ns`, or until `stop()`.
     fn run(&self, py: Python<'_>, epoch_ns: u64, duration_ns: u64) -> PyResult<()> {
         let stop = Arc::clone(&self.stop);
-        let mut guard = self.inner.lock().map_err(|_| PyRuntimeError::new_err("the emulator failed earlier"))?;
-        let emulator = guard.as_mut().ok_or_else(|| PyRuntimeError::new_err("the emulator's results were taken"))?;
-        py.detach(|| emulator.run(epoch_ns, duration_ns, &stop)).map_err(|e| PyOSError::new_err(e.to_string()))
+        self.with(|emulator| py.detach(|| emulator.run(epoch_ns, duration_ns, &stop)))?
+            .map_err(|e| PyOSError::new_err(e.to_string()))
     }
 
     /// Asks a running `run` to return (within 5 ms).
@@ -81,12 +87,7 @@ impl LinkEmulator {
     /// `links` and `queues` tables as the simulator's, and `emulator`: its own counters and
     /// timing error. Closes the TUN devices, which removes them.
     fn take_results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let emulator = self
-            .inner
-            .lock()
-            .map_err(|_| PyRuntimeError::new_err("the emulator failed earlier"))?
-            .take()
-            .ok_or_else(|| PyRuntimeError::new_err("the emulator's results were taken"))?;
+        let emulator = self.lock()?.take().ok_or_else(results_taken)?;
         let (links, queues, stats) = emulator.results();
         let own = PyDict::new(py);
         own.set_item("realtime", stats.realtime)?;

@@ -6,7 +6,6 @@
 use super::build::schedule_link_changes;
 use super::Simulation;
 use crate::net::topology::Network;
-use crate::scenario::{Protocol, TcpSpec};
 use crate::sim::EventQueue;
 use crate::tcp::TcpConfig;
 use crate::time::{SimDuration, SimTime};
@@ -52,17 +51,12 @@ impl Simulation {
     /// Keeps the network and drops the simulated endpoints.
     pub fn into_link_network(self) -> LinkNetwork {
         let mut flows: Vec<FlowEnds> = Vec::with_capacity(self.tcp.len() + self.udp.len());
-        let specs: Vec<_> = self.scenario.expanded_flows().map(|(_, spec)| spec).collect();
         for f in &self.tcp {
-            let spec = specs[f.id];
-            let options = TcpSpec::for_flow(&spec.tcp.clone().unwrap_or_default(), &self.scenario.tcp);
-            let config = options.to_config("tcp").expect("validated when the simulation was built");
             let mut ends = ends(f.id, &f.name, (f.source, f.sink), f.base_rtt, &f.app);
-            ends.tcp = Some((f.algorithm.clone(), config, f.size));
+            ends.tcp = Some((f.algorithm.clone(), f.sender.config().clone(), f.size));
             flows.push(ends);
         }
         for f in &self.udp {
-            debug_assert_eq!(specs[f.id].protocol, Protocol::Udp);
             let mut ends = ends(f.id, &f.name, (f.source, f.sink), f.base_rtt, &f.app);
             ends.datagram_bytes = Some(f.packet_bytes);
             flows.push(ends);

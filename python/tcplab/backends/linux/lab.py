@@ -1,7 +1,7 @@
 """The hosts of a Linux back-end run: one network namespace per host, named
 ``tcplab-<run id>-<node>``, holding the host's TUN device (created by the link emulator) and, later,
 its endpoint process. Everything a run creates carries the run id; ``remove`` takes it all away,
-and ``remove_leftovers`` (``tcplab lab cleanup``) what a killed run left behind.
+and without a run id (``tcplab lab cleanup``) what killed runs left behind.
 """
 
 from __future__ import annotations
@@ -85,9 +85,13 @@ def namespaces(run_id: str | None = None) -> list[str]:
     return [name for name in names if name.startswith(prefix)]
 
 
-def remove_run(run_id: str) -> None:
-    for namespace in namespaces(run_id):
+def remove(run_id: str | None = None) -> list[str]:
+    """Removes one run's namespaces, or (``tcplab lab cleanup``) every tcplab namespace, with
+    what runs in them; returns their names."""
+    removed = namespaces(run_id)
+    for namespace in removed:
         remove_namespace(namespace)
+    return removed
 
 
 def tun_devices(prefix: str) -> list[str]:
@@ -96,14 +100,6 @@ def tun_devices(prefix: str) -> list[str]:
     done = subprocess.run(["ip", "-o", "link", "show", "type", "tun"], capture_output=True, text=True)
     names = [line.split(":")[1].strip().split("@")[0] for line in done.stdout.splitlines() if ":" in line]
     return [name for name in names if name.startswith(prefix)]
-
-
-def remove_leftovers() -> list[str]:
-    """Removes every tcplab namespace and what runs in it; returns their names."""
-    removed = namespaces()
-    for namespace in removed:
-        remove_namespace(namespace)
-    return removed
 
 
 def add_route(host: Host, destination: str, attributes: list[str]) -> None:

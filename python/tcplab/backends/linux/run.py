@@ -85,7 +85,7 @@ def run_on_linux(scenario_json: str, progress: bool = False):
             if endpoint.process.poll() is None:
                 endpoint.process.kill()
         emulator.close()
-        lab.remove_run(run_id)
+        lab.remove(run_id)
     return build_result(scenario, resolved_toml, flows, reports, links, duration)
 
 
