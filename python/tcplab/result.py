@@ -43,7 +43,8 @@ class Result:
     - ``summary``: scalars of the run (seed, events, Jain's fairness index, ...).
     - ``flows``: one row per flow (goodput, retransmissions, timeouts, RTT percentiles, ...).
     - ``links``: one row per link direction (utilization, drops, marks, queueing delay, ...).
-    - ``timeseries``: per flow per sample (cwnd, ssthresh, srtt, in flight, throughput, state).
+    - ``timeseries``: per flow per sample (cwnd, ssthresh, srtt, in flight, delivery rate,
+      throughput, state).
     - ``queues``: per link direction per sample (queue length in packets and bytes).
     - ``events``: events with time and flow: algorithms' mode switches and the like, and the
       sender's own (``timeout``, ``undo``, ``transfer_start``, ``transfer_complete``).

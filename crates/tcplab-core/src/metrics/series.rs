@@ -12,6 +12,8 @@ pub struct FlowSample {
     pub ssthresh_bytes: f64,
     pub srtt_ms: f64,
     pub in_flight_bytes: f64,
+    /// The sender's latest delivery-rate sample, in bits per second.
+    pub delivery_rate_bps: f64,
     /// Payload delivered since the previous sample, in bits per second.
     pub throughput_bps: f64,
     pub state: &'static str,
@@ -41,6 +43,7 @@ pub struct TimeSeries {
     ssthresh: Vec<f64>,
     srtt_ms: Vec<f64>,
     in_flight: Vec<f64>,
+    delivery_rate: Vec<f64>,
     throughput: Vec<f64>,
     /// Codes into `state_labels`: 4 bytes a row instead of a 16-byte string reference.
     state: Vec<u32>,
@@ -60,6 +63,7 @@ impl TimeSeries {
         self.ssthresh.push(sample.ssthresh_bytes);
         self.srtt_ms.push(sample.srtt_ms);
         self.in_flight.push(sample.in_flight_bytes);
+        self.delivery_rate.push(sample.delivery_rate_bps);
         self.throughput.push(sample.throughput_bps);
         let code = match self.state_labels.iter().position(|&label| label == sample.state) {
             Some(code) => code,
@@ -80,7 +84,7 @@ impl TimeSeries {
     }
 
     /// The per-flow series (time_s, flow_id, cwnd_bytes, ssthresh_bytes, srtt_ms, in_flight_bytes,
-    /// throughput_bps, state) and the per-link-direction series (time_s, link, direction,
+    /// delivery_rate_bps, throughput_bps, state) and the per-link-direction series (time_s, link, direction,
     /// queue_packets, queue_bytes, throughput_bps), taking the columns without copying them.
     /// `channel_labels` gives each channel's (link name, direction).
     pub fn into_tables(self, channel_labels: &[(String, &'static str)]) -> (Table, Table) {
@@ -91,6 +95,7 @@ impl TimeSeries {
         flows.push("ssthresh_bytes", Column::F64(self.ssthresh));
         flows.push("srtt_ms", Column::F64(self.srtt_ms));
         flows.push("in_flight_bytes", Column::F64(self.in_flight));
+        flows.push("delivery_rate_bps", Column::F64(self.delivery_rate));
         flows.push("throughput_bps", Column::F64(self.throughput));
         flows.push(
             "state",

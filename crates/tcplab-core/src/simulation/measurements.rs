@@ -58,6 +58,7 @@ impl Simulation {
                 ssthresh_bytes: if ssthresh == u64::MAX { f64::NAN } else { if_started(ssthresh as f64) },
                 srtt_ms: f.sender.rtt.srtt.map_or(f64::NAN, as_millis_f64),
                 in_flight_bytes: if_started(f.sender.bytes_in_flight() as f64),
+                delivery_rate_bps: f.sender.stats.latest_delivery_rate_bps.map_or(f64::NAN, |rate| rate as f64),
                 throughput_bps: rate(delivered - f.delivered_at_last_sample),
                 state: if f.sender.is_in_recovery() { "recovery" } else { f.sender.cc.state_name() },
             });
@@ -72,6 +73,7 @@ impl Simulation {
                 ssthresh_bytes: f64::NAN,
                 srtt_ms: f64::NAN,
                 in_flight_bytes: f64::NAN,
+                delivery_rate_bps: f64::NAN,
                 throughput_bps: rate(received - f.received_at_last_sample),
                 state: if f.app.active { "on" } else { "off" },
             });

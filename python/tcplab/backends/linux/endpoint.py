@@ -38,16 +38,12 @@ TCP_INFO_FIELDS = {
     "snd_ssthresh": (76, "I"),
     "snd_cwnd": (80, "I"),
     "total_retrans": (100, "I"),
-    "pacing_rate": (104, "Q"),
-    "bytes_acked": (120, "Q"),
     "min_rtt_us": (148, "I"),
     "data_segs_out": (156, "I"),
     "delivery_rate": (160, "Q"),
-    "delivered_ce": (196, "I"),
     "bytes_sent": (200, "Q"),
     "bytes_retrans": (208, "Q"),
     "total_rto": (240, "H"),
-    "total_rto_recoveries": (242, "H"),
 }
 # tcp_ca_state: Open, Disorder, CWR, Recovery, Loss. The last three are reductions ("recovery" in
 # the simulator's states).
@@ -87,7 +83,8 @@ def window_sample(info: dict) -> dict:
         "in_flight_bytes": in_flight * mss,
         "state": state,
         "total_rto": info["total_rto"],
-        "delivery_rate_bps": info["delivery_rate"] * 8,
+        # The latest rate sample, as the simulator's sender keeps it; 0 before the first one.
+        "delivery_rate_bps": info["delivery_rate"] * 8 or None,
     }
 
 
@@ -133,7 +130,6 @@ class OnOff:
 def tcp_sender(config: dict, epoch: float, sock: socket.socket) -> dict:
     start, end = epoch + config["start"], epoch + min(config["stop"] or config["duration"], config["duration"])
     samples: list[tuple[float, dict]] = []
-    done = threading.Event()
 
     def sampler() -> None:
         for t, at in sample_instants(epoch, config["sample_interval"], config["duration"]):
@@ -148,7 +144,6 @@ def tcp_sender(config: dict, epoch: float, sock: socket.socket) -> dict:
     thread.start()
     sleep_until(start)
     sock.connect((config["peer"], config["port"]))
-    connected_at = time.monotonic() - epoch
     size, rate = config.get("size"), config.get("rate_bps")
     on_off = OnOff(config)
     chunk = bytes(CHUNK_BYTES)
@@ -175,10 +170,9 @@ def tcp_sender(config: dict, epoch: float, sock: socket.socket) -> dict:
         sock.shutdown(socket.SHUT_WR)
     sleep_until(epoch + config["duration"])
     final = tcp_info(sock)
-    done.set()
     thread.join(timeout=1)
     sock.close()
-    return {"written": written, "connected_at_s": connected_at, "final": final, "samples": samples}
+    return {"final": final, "samples": samples}
 
 
 def sample_bytes_received(config: dict, epoch: float, counted: list) -> list[tuple[float, int]]:
@@ -197,7 +191,7 @@ def sample_bytes_received(config: dict, epoch: float, counted: list) -> list[tup
 
 def tcp_receiver(config: dict, epoch: float, listener: socket.socket) -> dict:
     end = epoch + config["duration"]
-    counted = [0, None, None]  # bytes, time of the first byte, time of the last byte
+    counted = [0, None]  # bytes, time of the last byte
     samples = sample_bytes_received(config, epoch, counted)
     listener.settimeout(0.05)
     connection = None
@@ -220,12 +214,10 @@ def tcp_receiver(config: dict, epoch: float, listener: socket.socket) -> dict:
                 finished = True
                 break
             counted[0] += n
-            counted[1] = now if counted[1] is None else counted[1]
-            counted[2] = now
+            counted[1] = now
         connection.close()
     sleep_until(end + 0.01)
-    return {"bytes": counted[0], "first_byte_s": counted[1], "last_byte_s": counted[2],
-            "finished": finished, "samples": samples}
+    return {"bytes": counted[0], "last_byte_s": counted[1], "finished": finished, "samples": samples}
 
 
 def udp_sender(config: dict, epoch: float, sock: socket.socket) -> dict:
@@ -247,12 +239,12 @@ def udp_sender(config: dict, epoch: float, sock: socket.socket) -> dict:
                 pass  # a full socket buffer: the datagram is lost at the sender, as a router would
         next_send += interval
     sleep_until(epoch + config["duration"])
-    return {"datagrams_sent": sent, "bytes_sent": sent * len(payload)}
+    return {"datagrams_sent": sent}
 
 
 def udp_receiver(config: dict, epoch: float, sock: socket.socket) -> dict:
     end = epoch + config["duration"]
-    counted = [0, 0]
+    counted = [0]  # bytes
     samples = sample_bytes_received(config, epoch, counted)
     sock.settimeout(0.05)
     while time.monotonic() < end:
@@ -261,9 +253,8 @@ def udp_receiver(config: dict, epoch: float, sock: socket.socket) -> dict:
         except socket.timeout:
             continue
         counted[0] += len(data)
-        counted[1] += 1
     sleep_until(end + 0.01)
-    return {"bytes": counted[0], "datagrams": counted[1], "samples": samples}
+    return {"bytes": counted[0], "samples": samples}
 
 
 def open_socket(config: dict) -> socket.socket:

@@ -6,7 +6,7 @@ docs/linux-backend.md lists each column's source.
   timeouts from the sender's last TCP_INFO; RTT percentiles from the smoothed RTT sampled every
   interval (the kernel keeps no per-ACK record), the minimum from tcpi_min_rtt; packets lost and
   one-way delay from the link emulator, which sees every packet.
-- timeseries: TCP_INFO every sample interval, goodput from the receiver's count at the same
+- timeseries: TCP_INFO every sample interval (the delivery rate is tcpi_delivery_rate), goodput from the receiver's count at the same
   instants. links and queues: the emulator's, which are the simulator's own code.
 - events: a ``timeout`` at the first sample after each retransmission timeout (tcpi_total_rto).
 """
@@ -133,6 +133,7 @@ def _series_and_events(flows: list[dict], reports: dict) -> tuple[list[dict], li
                 "time_s": t, "flow_id": flow_id, "name": name,
                 "cwnd_bytes": _value(window, "cwnd_bytes"), "ssthresh_bytes": _value(window, "ssthresh_bytes"),
                 "srtt_ms": _value(window, "srtt_ms"), "in_flight_bytes": _value(window, "in_flight_bytes"),
+                "delivery_rate_bps": _value(window, "delivery_rate_bps"),
                 "throughput_bps": (received[t] - previous_bytes) * 8 / interval if interval else 0.0,
                 "state": window["state"] if window else ("on" if flow["protocol"] == "udp" else "slow_start"),
             })

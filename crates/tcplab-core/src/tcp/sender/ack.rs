@@ -136,6 +136,9 @@ impl TcpSender {
         self.take_cumulative_ack(ack.ack, now, &mut progress);
         self.take_sack_blocks(ack, now, &mut progress);
         let (rtt_sample, delivery_rate) = self.sample_rtt_and_rate(now, ack, ack_advances, &progress);
+        if delivery_rate.is_some() {
+            self.stats.latest_delivery_rate_bps = delivery_rate;
+        }
 
         // 3. Spurious reductions, loss marking (RACK), the tail loss probe's outcome, duplicate
         //    ACKs and loss recovery.

@@ -64,6 +64,9 @@ struct Segment {
 /// Counters a flow reports at the end of a run.
 #[derive(Clone, Debug, Default)]
 pub struct SenderStats {
+    /// The latest delivery-rate sample, bits per second (what Linux reports as
+    /// tcpi_delivery_rate): the time series samples it.
+    pub latest_delivery_rate_bps: Option<u64>,
     pub segments_sent: u64,
     pub bytes_sent: u64,
     pub retransmitted_segments: u64,
@@ -293,6 +296,11 @@ impl TcpSender {
 
     pub fn snd_una(&self) -> u64 {
         self.snd_una
+    }
+
+    /// The connection's options, as the flow's `[tcp]` resolved them.
+    pub fn config(&self) -> &TcpConfig {
+        &self.config
     }
 
     pub fn mss(&self) -> u64 {
