@@ -8,15 +8,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+if [ "$(id -u)" != 0 ]; then
+    echo "the test suite needs root: the Linux back-end's tests build network namespaces and TUN devices (run it with sudo; CI runs as root)" >&2
+    exit 1
+fi
+
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! command -v tshark >/dev/null \
     || ! command -v ip >/dev/null || ! command -v sysctl >/dev/null || ! command -v pgrep >/dev/null; then
-    if [ "$(id -u)" = 0 ]; then
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver tshark iproute2 procps >/dev/null
-    else
-        echo "the report, capture and Linux back-end tests need Debian's chromium, chromium-driver, tshark, iproute2 and procps: run this script as root, or install them" >&2
-        exit 1
-    fi
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver tshark iproute2 procps >/dev/null
 fi
 
 python3 -m pip install --quiet --upgrade pip

@@ -1,5 +1,6 @@
 """The Linux back-end on this machine's kernel: real namespaces, kernel TCP and the link emulator.
-These need root (CI runs as root); each run takes its duration in real time."""
+They need root, as the whole suite does (scripts/test.sh refuses to start without it; CI runs as
+root); each run takes its duration in real time."""
 
 from __future__ import annotations
 
@@ -15,8 +16,6 @@ import pytest
 
 import tcplab
 from tcplab.backends.linux import lab
-
-needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the Linux back-end needs root (namespaces, TUN devices)")
 
 ENDPOINT_PROGRAM = "tcplab/backends/linux/endpoint.py"
 RATE_BPS = 50_000_000
@@ -54,7 +53,6 @@ def two_flows() -> tcplab.Result:
     return tcplab.run(TWO_FLOWS, backend="linux")
 
 
-@needs_root
 def test_a_two_flow_run_returns_every_table_with_the_simulators_columns(two_flows):
     simulated = tcplab.run(TWO_FLOWS, duration="1s")
     for table in ("flows", "links", "timeseries", "queues", "events"):
@@ -64,7 +62,18 @@ def test_a_two_flow_run_returns_every_table_with_the_simulators_columns(two_flow
     assert len(two_flows.timeseries) == 2 * 51, "both flows at 0, 0.1, ..., 5 s"
 
 
-@needs_root
+@pytest.mark.parametrize("backend", ["simulator", "linux"])
+def test_the_delivery_rate_is_sampled_and_within_the_bottleneck(backend, two_flows):
+    result = two_flows if backend == "linux" else tcplab.run(TWO_FLOWS)
+    series = result.timeseries
+    settled = series[series["time_s"] >= 1.0]["delivery_rate_bps"]
+    assert settled.notna().all(), "every flow has had a rate sample after a second"
+    # A sample spans about an RTT of ACKs, so it can exceed the link a little (ACKs bunch up), but
+    # not by much, and each of two flows sharing it gets a real part of it.
+    assert settled.median() > 5e6 and settled.max() < 1.5 * RATE_BPS
+    assert series[series["time_s"] == 0.0]["delivery_rate_bps"].isna().all(), "no sample before any ACK"
+
+
 def test_a_two_flow_run_has_sane_values(two_flows):
     flows = two_flows.flows
     assert list(flows["cc"]) == ["cubic", "reno"]
@@ -84,7 +93,6 @@ def test_a_two_flow_run_has_sane_values(two_flows):
     assert (series["srtt_ms"] >= 40.0).all() and (series["cwnd_bytes"] > 0).all()
 
 
-@needs_root
 def test_a_finite_flow_delivers_exactly_its_bytes():
     size = 3_000_000
     result = tcplab.run(scenario(f'[[flows]]\ncc = "cubic"\nsize = "{size}B"\n', duration="4s"), backend="linux")
@@ -93,7 +101,6 @@ def test_a_finite_flow_delivers_exactly_its_bytes():
     assert 0.08 < flow["completion_time_s"] < 4.0, "at least two RTTs (handshake, first window), within the run"
 
 
-@needs_root
 def test_start_times_and_rate_limits_are_the_scenarios():
     flows = '[[flows]]\ncc = "cubic"\nrate = "5Mbps"\n[[flows]]\ncc = "reno"\nstart = "1500ms"\n'
     result = tcplab.run(scenario(flows, duration="4s"), backend="linux")
@@ -111,7 +118,6 @@ def red_with_ecn_on_the_hosts(ecn: bool) -> str:
         'buffer = "1BDP" }', 'buffer = "1BDP", queue = { kind = "red", ecn = true } }')
 
 
-@needs_root
 @pytest.mark.parametrize("ecn", [True, False], ids=["ecn-negotiated", "ecn-off"])
 def test_red_reads_the_real_packets_ecn_field(ecn):
     result = tcplab.run(red_with_ecn_on_the_hosts(ecn), backend="linux")
@@ -127,7 +133,6 @@ def test_red_reads_the_real_packets_ecn_field(ecn):
     assert result.flows["goodput_bps"].sum() > RATE_BPS / 2
 
 
-@needs_root
 def test_the_emulators_delay_on_an_idle_link_is_within_a_millisecond_of_the_configured_one():
     # 100 small datagrams a second: every link idle when each one arrives. Configured one-way
     # delay: 1 + 18 + 1 ms of propagation, plus 200 bytes' transmission at 1 Gbit/s twice and at
@@ -142,7 +147,6 @@ def test_the_emulators_delay_on_an_idle_link_is_within_a_millisecond_of_the_conf
     assert result.summary["emulator_lateness_p99_ms"] <= 1.0
 
 
-@needs_root
 def test_a_normal_run_leaves_nothing(two_flows):
     assert leftovers() == NOTHING_LEFT
 
@@ -165,7 +169,6 @@ def wait_for_endpoints(process: subprocess.Popen) -> list[int]:
     raise AssertionError(f"the run's endpoints did not start: {process.stderr.read() if process.poll() else ''}")
 
 
-@needs_root
 @pytest.mark.parametrize("interruption", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_an_interrupted_run_leaves_nothing(tmp_path, interruption):
     process = start_cli_run(tmp_path)
@@ -176,7 +179,6 @@ def test_an_interrupted_run_leaves_nothing(tmp_path, interruption):
     assert leftovers() == NOTHING_LEFT
 
 
-@needs_root
 def test_a_run_whose_flow_process_is_killed_fails_clearly_and_leaves_nothing(tmp_path):
     process = start_cli_run(tmp_path)
     endpoints = wait_for_endpoints(process)
@@ -187,7 +189,6 @@ def test_a_run_whose_flow_process_is_killed_fails_clearly_and_leaves_nothing(tmp
     assert leftovers() == NOTHING_LEFT
 
 
-@needs_root
 def test_lab_cleanup_removes_what_a_killed_run_left(tmp_path):
     process = start_cli_run(tmp_path)
     wait_for_endpoints(process)
@@ -200,13 +201,11 @@ def test_lab_cleanup_removes_what_a_killed_run_left(tmp_path):
     assert leftovers() == NOTHING_LEFT
 
 
-@needs_root
 def test_an_algorithm_the_kernel_lacks_is_refused_with_what_it_has():
     with pytest.raises(tcplab.ScenarioError, match=r"flows\[0\]\.cc: 'vegas' has no congestion control module in this kernel; it has: .*cubic"):
         tcplab.run(scenario('[[flows]]\ncc = "vegas"\n'), backend="linux")
 
 
-@needs_root
 def test_a_custom_topology_is_refused():
     text = """
 [simulation]
@@ -224,7 +223,6 @@ to = "b"
         tcplab.run(text, backend="linux")
 
 
-@needs_root
 def test_compare_backends_writes_the_table_and_the_overlay(tmp_path):
     path = tmp_path / "two.toml"
     path.write_text(scenario('[[flows]]\ncc = "cubic"\n[[flows]]\ncc = "bbr"\n', duration="3s"))
@@ -239,7 +237,6 @@ def test_compare_backends_writes_the_table_and_the_overlay(tmp_path):
     assert leftovers() == NOTHING_LEFT
 
 
-@needs_root
 def test_the_shipped_scenario_runs_on_the_kernel_and_reports(tmp_path):
     scenario_file = Path(__file__).resolve().parent.parent / "scenarios" / "cubic-vs-reno.toml"
     out = tmp_path / "run"
