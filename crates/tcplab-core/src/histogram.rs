@@ -95,8 +95,18 @@ impl DelayHistogram {
     /// The `quantile` (0 to 1) in milliseconds, reported as HdrHistogram does (the highest value
     /// of the quantile's bucket), or NaN without samples.
     pub fn quantile_ms(&self, quantile: f64) -> f64 {
+        self.quantiles_ms([quantile])[0]
+    }
+
+    /// Several quantiles at once: the HdrHistogram is filled once for all of them (at 10,000 flows
+    /// filling it once per quantile was a tenth of the run).
+    pub fn quantiles_ms<const N: usize>(&self, quantiles: [f64; N]) -> [f64; N] {
         if self.samples == 0 {
-            return f64::NAN;
+            return [f64::NAN; N];
+        }
+        if self.counts.is_empty() {
+            // Only zeros: every quantile is zero (most link directions never queue).
+            return [0.0; N];
         }
         let mut all = Histogram::<u64>::new(SIGNIFICANT_FIGURES).expect("3 significant figures is a valid precision");
         all.record_n(0, self.zeros).expect("zero is always trackable");
@@ -104,7 +114,7 @@ impl DelayHistogram {
             let value = lowest_value_of(self.first_bucket + offset as u32);
             all.record_n(value, count as u64).expect("an auto-resizing histogram tracks every bucket's value");
         }
-        all.value_at_quantile(quantile) as f64 / 1000.0
+        quantiles.map(|quantile| all.value_at_quantile(quantile) as f64 / 1000.0)
     }
 }
 
@@ -144,9 +154,11 @@ mod tests {
             delays.record(delay);
             reference.record(delay / NANOS_PER_MICRO).unwrap();
         }
-        for quantile in [0.0, 0.1, 0.25, 0.3, 0.5, 0.9, 0.95, 0.99, 1.0] {
+        let quantiles = [0.0, 0.1, 0.25, 0.3, 0.5, 0.9, 0.95, 0.99, 1.0];
+        for quantile in quantiles {
             assert_eq!(delays.quantile_ms(quantile), reference.value_at_quantile(quantile) as f64 / 1000.0);
         }
+        assert_eq!(delays.quantiles_ms(quantiles), quantiles.map(|q| delays.quantile_ms(q)));
     }
 
     #[test]

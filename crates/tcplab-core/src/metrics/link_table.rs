@@ -28,25 +28,21 @@ pub fn link_table(network: &Network, labels: &[(String, &'static str)], duration
     table.push("transmitted_bytes", stat(&|c| c.stats.transmitted_bytes));
     table.push("delivered_packets", stat(&|c| c.stats.delivered_packets));
     table.push("queue_drops", stat(&|c| c.stats.queue_drops));
-    table.push("early_drops", stat(&|c| c.queue.early_drops()));
+    table.push("early_drops", stat(&|c| c.queue().early_drops()));
     table.push("aqm_drops", stat(&|c| c.stats.aqm_drops));
     table.push("wire_losses", stat(&|c| c.stats.wire_losses));
     table.push("ecn_marks", stat(&|c| c.stats.ecn_marks));
-    table.push("queued_packets", stat(&|c| c.queue.len_packets() as u64));
+    table.push("queued_packets", stat(&|c| c.queue().len_packets() as u64));
     table.push("max_queue_packets", stat(&|c| c.stats.max_queue_packets));
     table.push("max_queue_bytes", stat(&|c| c.stats.max_queue_bytes));
     table.push("queue_delay_mean_ms", float(&mean_queue_delay_ms));
-    table.push("queue_delay_p50_ms", float(&|c| queue_delay_quantile_ms(c, 0.5)));
-    table.push("queue_delay_p95_ms", float(&|c| queue_delay_quantile_ms(c, 0.95)));
-    table.push("queue_delay_p99_ms", float(&|c| queue_delay_quantile_ms(c, 0.99)));
+    let quantiles: Vec<[f64; 3]> = channels.iter().map(|c| c.stats.sojourn.quantiles_ms([0.5, 0.95, 0.99])).collect();
+    for (column, name) in ["queue_delay_p50_ms", "queue_delay_p95_ms", "queue_delay_p99_ms"].into_iter().enumerate() {
+        table.push(name, Column::F64(quantiles.iter().map(|q| q[column]).collect()));
+    }
     table
 }
 
 fn mean_queue_delay_ms(channel: &Channel) -> f64 {
     channel.stats.sojourn.mean_ms()
-}
-
-/// A quantile of the time packets spent queued, in milliseconds.
-fn queue_delay_quantile_ms(channel: &Channel, quantile: f64) -> f64 {
-    channel.stats.sojourn.quantile_ms(quantile)
 }

@@ -167,7 +167,10 @@ pub struct Channel {
     pub to: u32,
     pub rate_bps: u64,
     pub delay: SimDuration,
-    pub queue: Box<dyn QueueDiscipline>,
+    queue: Box<dyn QueueDiscipline>,
+    /// `queue.idle_pass_through_bytes()`, kept here so that a packet finding the link idle is sent
+    /// without reaching into the queue (at 10,000 flows the queue object is a cache miss a hop).
+    idle_pass_through_bytes: u64,
     pub loss: LossModel,
     pub jitter: Option<Jitter>,
     /// Deliver only at a trace's opportunities instead of at `rate_bps`.
@@ -215,6 +218,7 @@ impl Channel {
             to,
             rate_bps,
             delay,
+            idle_pass_through_bytes: queue.idle_pass_through_bytes(),
             queue,
             loss: LossModel::None,
             jitter: None,
@@ -237,6 +241,16 @@ impl Channel {
         }
     }
 
+    pub fn queue(&self) -> &dyn QueueDiscipline {
+        self.queue.as_ref()
+    }
+
+    /// Puts a queue discipline in front of the transmitter (before the first packet).
+    pub fn install_queue(&mut self, queue: Box<dyn QueueDiscipline>) {
+        self.idle_pass_through_bytes = queue.idle_pass_through_bytes();
+        self.queue = queue;
+    }
+
     /// A packet wants to leave through this channel.
     pub fn offer(&mut self, index: u32, packet: PacketId, pool: &mut PacketPool, events: &mut EventQueue) {
         let now = events.now();
@@ -252,6 +266,13 @@ impl Channel {
             self.virtual_backlog_bits += pool.get(packet).wire_bytes as f64 * 8.0;
             pool.get_mut(packet).virtual_wait = wait;
         }
+        let idle = self.busy_until <= now && !self.wakeup_pending;
+        if idle && pool.get(packet).wire_bytes as u64 <= self.idle_pass_through_bytes {
+            // The queue is empty (a queue holding packets has a wakeup pending), and it says it
+            // would take this packet and give it straight back: the same as the path below.
+            self.send(index, packet, 0, pool, events);
+            return;
+        }
         let outcome = self.queue.enqueue(packet, pool, now, &mut self.dropped);
         for evicted in self.dropped.drain(..) {
             self.stats.queue_drops += 1;
@@ -266,7 +287,7 @@ impl Channel {
             EnqueueOutcome::QueuedMarked => self.stats.ecn_marks += 1,
             EnqueueOutcome::Queued => {}
         }
-        if self.busy_until <= now && !self.wakeup_pending {
+        if idle {
             // The transmitter is idle: the packet leaves at once (zero sojourn).
             self.on_transmitter_free(index, pool, events);
             return;
@@ -292,13 +313,7 @@ impl Channel {
         }
         if let Some(packet) = next {
             let waited = now - pool.get(packet).enqueued_at;
-            self.stats.sojourn.record(waited);
-            if self.rdc_stamp {
-                // The receiver adds the stamp to a path that already carries the real wait.
-                let p = pool.get_mut(packet);
-                p.delay_stamp += p.virtual_wait.saturating_sub(waited);
-            }
-            self.transmit(index, packet, pool, events);
+            self.send(index, packet, waited, pool, events);
         }
         if !self.queue.is_empty() && !self.wakeup_pending {
             self.wakeup_pending = true;
@@ -312,6 +327,24 @@ impl Channel {
 
     pub fn apply_delay_change(&mut self, schedule_index: usize) {
         self.delay = self.delay_schedule[schedule_index].1;
+    }
+
+    /// A packet leaves the queue after `waited` ns there.
+    fn send(
+        &mut self,
+        index: u32,
+        packet: PacketId,
+        waited: SimDuration,
+        pool: &mut PacketPool,
+        events: &mut EventQueue,
+    ) {
+        self.stats.sojourn.record(waited);
+        if self.rdc_stamp {
+            // The receiver adds the stamp to a path that already carries the real wait.
+            let p = pool.get_mut(packet);
+            p.delay_stamp += p.virtual_wait.saturating_sub(waited);
+        }
+        self.transmit(index, packet, pool, events);
     }
 
     fn transmit(&mut self, index: u32, packet: PacketId, pool: &mut PacketPool, events: &mut EventQueue) {
@@ -372,7 +405,7 @@ impl Channel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::Packet;
+    use crate::net::packet::{Ecn, Packet};
     use crate::net::queue::{DropTail, QueueLimit};
     use crate::sim::{rng_stream, StreamKind};
     use crate::time::NANOS_PER_MILLI as MS;
@@ -411,6 +444,44 @@ mod tests {
             channel.offer(0, id, pool, events);
         }
         ids
+    }
+
+    /// A 1 Mbit/s direction with `queue` in front, and one packet of `wire_bytes` offered to it
+    /// while it is idle: what the channel counted, and the packet's ECN field.
+    fn offer_one_to_an_idle_link(queue: DropTail, wire_bytes: u32) -> (ChannelStats, Ecn) {
+        let mut channel = Channel::new(
+            "l".into(),
+            0,
+            1,
+            1_000_000,
+            0,
+            Box::new(DropTail::new(QueueLimit::Packets(0), None)),
+            String::new(),
+            rng_stream(1, 0, StreamKind::Channel, 0),
+        );
+        channel.install_queue(Box::new(queue));
+        let (mut pool, mut events) = (PacketPool::default(), EventQueue::new());
+        let id = pool.insert(Packet { wire_bytes, ecn: Ecn::Ect, ..Packet::default() });
+        channel.offer(0, id, &mut pool, &mut events);
+        (channel.stats.clone(), pool.get(id).ecn)
+    }
+
+    #[test]
+    fn an_idle_link_skips_only_a_queue_that_would_pass_the_packet_unchanged() {
+        let sent = |(stats, _): &(ChannelStats, Ecn)| (stats.transmitted_packets, stats.queue_drops);
+        // Drop-tail that admits the packet: sent at once, zero sojourn.
+        let (stats, ecn) = offer_one_to_an_idle_link(DropTail::new(QueueLimit::Packets(10), None), 1500);
+        assert_eq!(
+            (stats.transmitted_packets, stats.sojourn.len(), stats.sojourn.quantile_ms(1.0), ecn),
+            (1, 1, 0.0, Ecn::Ect)
+        );
+        assert_eq!(sent(&offer_one_to_an_idle_link(DropTail::new(QueueLimit::Bytes(1500), None), 1500)), (1, 0));
+        // A queue that cannot hold the packet drops it even on an idle link, as it did before.
+        assert_eq!(sent(&offer_one_to_an_idle_link(DropTail::new(QueueLimit::Bytes(1499), None), 1500)), (0, 1));
+        assert_eq!(sent(&offer_one_to_an_idle_link(DropTail::new(QueueLimit::Packets(0), None), 1500)), (0, 1));
+        // A step marker with a threshold of 0 marks even the first packet of an empty queue.
+        let (stats, ecn) = offer_one_to_an_idle_link(DropTail::new(QueueLimit::Packets(10), Some(0)), 1500);
+        assert_eq!((stats.transmitted_packets, stats.ecn_marks, ecn), (1, 1, Ecn::Ce));
     }
 
     #[test]

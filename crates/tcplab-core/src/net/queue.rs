@@ -1,8 +1,9 @@
 //! Queue disciplines. A queue decides at enqueue (and, for AQMs such as CoDel, at dequeue) whether a
 //! packet is kept, dropped or marked; the channel owns transmission. Every packet that arrives at a
 //! link passes through its queue, even when the link is idle (it is then dequeued at once), so
-//! averages and sojourn times see all traffic. Drop-tail lives here; RED, CoDel and FQ-CoDel have
-//! their own files.
+//! averages and sojourn times see all traffic; only a discipline that says an empty queue would
+//! hand a packet straight back unchanged (`idle_pass_through_bytes`: drop-tail) is skipped then.
+//! Drop-tail lives here; RED, CoDel and FQ-CoDel have their own files.
 
 use std::collections::VecDeque;
 
@@ -44,6 +45,13 @@ pub trait QueueDiscipline: Send {
     /// Packets an AQM dropped early at enqueue (RED's probabilistic drops; forced drops and a
     /// full buffer are not early).
     fn early_drops(&self) -> u64 {
+        0
+    }
+    /// The largest packet (bytes on the wire) that this discipline, empty, would take unmarked
+    /// and hand straight back to an idle link with its own state as before, so that the channel
+    /// may send it without the enqueue and the dequeue; 0 when it may act on such a packet (AQMs
+    /// keep averages and clocks across idle periods, so they see every packet).
+    fn idle_pass_through_bytes(&self) -> u64 {
         0
     }
 }
@@ -124,6 +132,17 @@ impl QueueDiscipline for DropTail {
 
     fn len_bytes(&self) -> u64 {
         self.bytes
+    }
+
+    fn idle_pass_through_bytes(&self) -> u64 {
+        if self.mark_threshold_packets == Some(0) {
+            return 0; // even the first packet of an empty queue is marked
+        }
+        match self.limit {
+            QueueLimit::Packets(0) => 0,
+            QueueLimit::Packets(_) => u64::MAX,
+            QueueLimit::Bytes(limit) => limit,
+        }
     }
 }
 

@@ -418,8 +418,8 @@ impl NetworkBuilder {
                 QueueLimit::Bytes(b) => format!("{b}B ({})", pending.buffer),
             };
             let rng = rng_stream(self.seed, self.run, StreamKind::Queue, index as u64);
-            channel.queue =
-                build_queue(&pending.queue, limit, pending.mark_threshold, bdp_bytes, channel.rate_bps, rng);
+            let queue = build_queue(&pending.queue, limit, pending.mark_threshold, bdp_bytes, channel.rate_bps, rng);
+            channel.install_queue(queue);
         }
     }
 }

@@ -29,8 +29,8 @@ pub fn sample_queues(
         series.push_queue(QueueSample {
             time_s: as_secs_f64(now),
             channel: index as u32,
-            packets: channel.queue.len_packets() as u64,
-            bytes: channel.queue.len_bytes(),
+            packets: channel.queue().len_packets() as u64,
+            bytes: channel.queue().len_bytes(),
             throughput_bps: rate(transmitted - transmitted_at_last_sample[index]),
         });
         transmitted_at_last_sample[index] = transmitted;
@@ -162,6 +162,8 @@ impl Simulation {
         let end = if complete { f.receiver.stats.last_delivery_at } else { duration };
         let active = end.saturating_sub(f.app.start).max(1);
         let stats = &f.sender.stats;
+        let [rtt_p50_ms, rtt_p95_ms, rtt_p99_ms] = stats.rtt.quantiles_ms([0.5, 0.95, 0.99]);
+        let [one_way_delay_p50_ms, one_way_delay_p95_ms] = f.receiver.stats.one_way_delay.quantiles_ms([0.5, 0.95]);
         FlowRow {
             packet_payload_bytes: f.sender.mss(),
             size_bytes: f.size.map_or(f64::NAN, |s| s as f64),
@@ -177,22 +179,23 @@ impl Simulation {
             ecn_reductions: stats.ecn_reductions,
             rtt_mean_ms: stats.rtt.mean_ms(),
             rtt_min_ms: f.sender.rtt.min_rtt.map_or(f64::NAN, as_millis_f64),
-            rtt_p50_ms: stats.rtt.quantile_ms(0.5),
-            rtt_p95_ms: stats.rtt.quantile_ms(0.95),
-            rtt_p99_ms: stats.rtt.quantile_ms(0.99),
+            rtt_p50_ms,
+            rtt_p95_ms,
+            rtt_p99_ms,
             completion_time_s: if complete { as_secs_f64(end - f.app.start) } else { f64::NAN },
             duplicate_bytes: f.receiver.stats.duplicate_bytes,
             packets_lost: self.pool.tcp_data_discarded(index),
             loss_ratio: ratio(self.pool.tcp_data_discarded(index), stats.segments_sent),
             one_way_delay_mean_ms: f.receiver.stats.one_way_delay.mean_ms(),
-            one_way_delay_p50_ms: f.receiver.stats.one_way_delay.quantile_ms(0.5),
-            one_way_delay_p95_ms: f.receiver.stats.one_way_delay.quantile_ms(0.95),
+            one_way_delay_p50_ms,
+            one_way_delay_p95_ms,
             ..self.identity_row(f.id, &f.name, "tcp", &f.algorithm, (f.source, f.sink), f.app.start, f.base_rtt)
         }
     }
 
     fn udp_flow_row(&self, index: u32, f: &UdpFlow, duration: SimDuration) -> FlowRow {
         let active = duration.saturating_sub(f.app.start).max(1);
+        let [one_way_delay_p50_ms, one_way_delay_p95_ms] = f.stats.one_way_delay.quantiles_ms([0.5, 0.95]);
         FlowRow {
             packet_payload_bytes: f.packet_bytes,
             bytes_delivered: f.stats.received_bytes,
@@ -203,8 +206,8 @@ impl Simulation {
             packets_lost: self.pool.udp_discarded(index),
             loss_ratio: ratio(self.pool.udp_discarded(index), f.stats.sent_packets),
             one_way_delay_mean_ms: f.stats.one_way_delay.mean_ms(),
-            one_way_delay_p50_ms: f.stats.one_way_delay.quantile_ms(0.5),
-            one_way_delay_p95_ms: f.stats.one_way_delay.quantile_ms(0.95),
+            one_way_delay_p50_ms,
+            one_way_delay_p95_ms,
             ..self.identity_row(f.id, &f.name, "udp", "", (f.source, f.sink), f.app.start, f.base_rtt)
         }
     }
