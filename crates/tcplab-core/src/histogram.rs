@@ -51,6 +51,9 @@ pub struct DelayHistogram {
 }
 
 impl DelayHistogram {
+    /// Counts one delay. Every packet a link sends and every RTT sample is recorded, so the
+    /// common case is inlined and the range's growth is kept out of line.
+    #[inline]
     pub fn record(&mut self, delay: SimDuration) {
         self.samples += 1;
         self.sum_ns += delay as u128;
@@ -60,10 +63,23 @@ impl DelayHistogram {
             return;
         }
         let bucket = bucket_of(micros);
+        if self.counts.is_empty()
+            || bucket < self.first_bucket
+            || bucket - self.first_bucket >= self.counts.len() as u32
+        {
+            self.extend_to(bucket);
+        }
+        let index = (bucket - self.first_bucket) as usize;
+        self.counts[index] = self.counts[index].saturating_add(1);
+    }
+
+    /// Widens the range of kept buckets to include `bucket` (rare once a flow has seen its base
+    /// RTT and its largest queue).
+    #[cold]
+    fn extend_to(&mut self, bucket: u32) {
         if self.counts.is_empty() {
             self.first_bucket = bucket;
         } else if bucket < self.first_bucket {
-            // A new minimum: extend the range downwards (rare once a flow has seen its base RTT).
             let grow = (self.first_bucket - bucket) as usize;
             self.counts.splice(0..0, std::iter::repeat_n(0, grow));
             self.first_bucket = bucket;
@@ -72,7 +88,6 @@ impl DelayHistogram {
         if index >= self.counts.len() {
             self.counts.resize(index + 1, 0);
         }
-        self.counts[index] = self.counts[index].saturating_add(1);
     }
 
     pub fn len(&self) -> u64 {

@@ -330,6 +330,7 @@ impl Channel {
     }
 
     /// A packet leaves the queue after `waited` ns there.
+    #[inline]
     fn send(
         &mut self,
         index: u32,
