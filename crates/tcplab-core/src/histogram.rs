@@ -3,9 +3,10 @@
 //!
 //! The buckets are those of an HDR histogram at microsecond resolution with three significant
 //! figures (Gil Tene's HdrHistogram: values below 2048 us exactly, then 1,024 buckets per power of
-//! two, so no bucket is wider than 0.1% of its values), and quantiles are computed by the
-//! `hdrhistogram` crate from them, so they are what one `hdrhistogram::Histogram` of every sample
-//! would give. What differs is the storage, because every flow and every link direction keeps a
+//! two, so no bucket is wider than 0.1% of its values), and quantiles are read from them by
+//! HdrHistogram's rule (the first bucket where the running count reaches ceil(quantile x count),
+//! reported as the bucket's highest value), so they are what one `hdrhistogram::Histogram` of
+//! every sample would give (the tests compare with that crate). What differs is the storage, because every flow and every link direction keeps a
 //! distribution (a 1,000-flow dumbbell has 1,000 RTT and 4,002 queueing-delay distributions):
 //! - counts are kept only for the range of buckets between the smallest and the largest delay seen
 //!   (an RTT between 22 and 44 ms spans about 1,000 buckets, where a dense histogram from zero has
@@ -13,12 +14,8 @@
 //! - zero delays, which most links see for most packets, are counted apart, so a link whose queue
 //!   never builds allocates nothing.
 
-use hdrhistogram::Histogram;
-
 use crate::time::{SimDuration, NANOS_PER_MICRO, NANOS_PER_MILLI};
 
-/// Significant figures of the buckets (0.1% resolution).
-const SIGNIFICANT_FIGURES: u8 = 3;
 /// Values below 2^11 us get a bucket each; above, each power of two is split into 2^10 buckets.
 const LINEAR_BITS: u32 = 11;
 const HALF: u64 = 1 << (LINEAR_BITS - 1);
@@ -113,29 +110,72 @@ impl DelayHistogram {
         self.quantiles_ms([quantile])[0]
     }
 
-    /// Several quantiles at once: the HdrHistogram is filled once for all of them (at 10,000 flows
-    /// filling it once per quantile was a tenth of the run).
+    /// Several quantiles at once, in milliseconds.
     pub fn quantiles_ms<const N: usize>(&self, quantiles: [f64; N]) -> [f64; N] {
         if self.samples == 0 {
             return [f64::NAN; N];
         }
-        if self.counts.is_empty() {
-            // Only zeros: every quantile is zero (most link directions never queue).
-            return [0.0; N];
+        // The counts themselves, not `samples`: a saturated bucket holds fewer than it was given.
+        let total = self.zeros + self.counts.iter().map(|&count| count as u64).sum::<u64>();
+        quantiles.map(|quantile| self.quantile_micros(quantile, total) as f64 / 1000.0)
+    }
+
+    /// HdrHistogram's `value_at_quantile`: the first bucket at which the running count reaches
+    /// ceil(quantile x total) (at least one sample), reported as the highest value the bucket
+    /// holds (its lowest for the 0 quantile).
+    fn quantile_micros(&self, quantile: f64, total: u64) -> u64 {
+        let target = ((quantile.min(1.0) * total as f64).ceil() as u64).max(1);
+        if self.zeros >= target {
+            return 0;
         }
-        let mut all = Histogram::<u64>::new(SIGNIFICANT_FIGURES).expect("3 significant figures is a valid precision");
-        all.record_n(0, self.zeros).expect("zero is always trackable");
-        for (offset, &count) in self.counts.iter().enumerate().filter(|(_, &count)| count > 0) {
-            let value = lowest_value_of(self.first_bucket + offset as u32);
-            all.record_n(value, count as u64).expect("an auto-resizing histogram tracks every bucket's value");
+        let mut running = self.zeros;
+        let bucket = self
+            .counts
+            .iter()
+            .position(|&count| {
+                running += count as u64;
+                running >= target
+            })
+            .map_or(self.first_bucket + self.counts.len() as u32 - 1, |offset| self.first_bucket + offset as u32);
+        if quantile == 0.0 {
+            lowest_value_of(bucket)
+        } else {
+            lowest_value_of(bucket + 1) - 1
         }
-        quantiles.map(|quantile| all.value_at_quantile(quantile) as f64 / 1000.0)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hdrhistogram::Histogram;
+
+    /// The buckets' precision as HdrHistogram states it: three significant figures.
+    const SIGNIFICANT_FIGURES: u8 = 3;
+
+    /// Records `delays` (ns) into both and checks that every quantile agrees.
+    fn assert_quantiles_match_the_reference(delays: impl Iterator<Item = SimDuration>) {
+        let mut histogram = DelayHistogram::default();
+        let mut reference = Histogram::<u64>::new(SIGNIFICANT_FIGURES).unwrap();
+        for delay in delays {
+            histogram.record(delay);
+            reference.record(delay / NANOS_PER_MICRO).unwrap();
+        }
+        let quantiles = [0.0, 1e-6, 0.1, 0.25, 0.3, 0.5, 0.9, 0.95, 0.99, 0.999999, 1.0, 1.5];
+        for quantile in quantiles {
+            let expected = reference.value_at_quantile(quantile) as f64 / 1000.0;
+            assert_eq!(histogram.quantile_ms(quantile), expected, "quantile {quantile}");
+        }
+        assert_eq!(histogram.quantiles_ms(quantiles), quantiles.map(|q| histogram.quantile_ms(q)));
+    }
+
+    /// A reproducible pseudo-random sequence (a 64-bit LCG's high bits).
+    fn pseudo_random(mut state: u64) -> impl Iterator<Item = u64> {
+        std::iter::repeat_with(move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state >> 11
+        })
+    }
 
     #[test]
     fn quantiles_count_the_zeros_kept_apart() {
@@ -159,21 +199,19 @@ mod tests {
 
     #[test]
     fn quantiles_equal_those_of_one_histogram_of_every_sample() {
-        let mut delays = DelayHistogram::default();
-        let mut reference = Histogram::<u64>::new(SIGNIFICANT_FIGURES).unwrap();
-        // A spread of delays from 0 to about 50 ms, a third of them zero.
-        let mut state: u64 = 12345;
-        for _ in 0..10_000 {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let delay = if state >> 62 == 0 { 0 } else { (state >> 40) % (50 * NANOS_PER_MILLI) };
-            delays.record(delay);
-            reference.record(delay / NANOS_PER_MICRO).unwrap();
-        }
-        let quantiles = [0.0, 0.1, 0.25, 0.3, 0.5, 0.9, 0.95, 0.99, 1.0];
-        for quantile in quantiles {
-            assert_eq!(delays.quantile_ms(quantile), reference.value_at_quantile(quantile) as f64 / 1000.0);
-        }
-        assert_eq!(delays.quantiles_ms(quantiles), quantiles.map(|q| delays.quantile_ms(q)));
+        // Delays from 0 to 50 ms, a quarter of them zero.
+        let spread = pseudo_random(12345).map(|r| if r % 4 == 0 { 0 } else { (r >> 2) % (50 * NANOS_PER_MILLI) });
+        assert_quantiles_match_the_reference(spread.take(10_000));
+        // From 1 us to 17 s, uniform in the logarithm: every power of two's buckets.
+        let wide = pseudo_random(7).map(|r| {
+            let power_of_two = 1 << (r % 24);
+            (power_of_two + (r >> 8) % power_of_two) * NANOS_PER_MICRO + (r >> 40) % NANOS_PER_MICRO
+        });
+        assert_quantiles_match_the_reference(wide.take(10_000));
+        // Zeros only; one value; a zero and one value.
+        assert_quantiles_match_the_reference(std::iter::repeat_n(0, 5));
+        assert_quantiles_match_the_reference(std::iter::once(3 * NANOS_PER_MILLI));
+        assert_quantiles_match_the_reference([0, 3 * NANOS_PER_MILLI].into_iter());
     }
 
     #[test]
