@@ -167,7 +167,8 @@ for line, key in [('mss = "0B"', "tcp.mss"), ('mss = "1MB"', "tcp.mss"), ('mss =
                   ('initial_rto = "200s"', "tcp.initial_rto"), ("delayed_ack_count = 0", "tcp.delayed_ack_count"),
                   ('profile = "freebsd"', "tcp.profile"), ("initial_ssthresh = 1", "tcp.initial_ssthresh"),
                   ("quick_acks = 5000", "tcp.quick_acks"), ('rto_formula = "bsd"', "tcp.rto_formula"),
-                  ('receive_window = "100B"', "tcp.receive_window"), ('ack_delay = "sometimes"', "tcp.ack_delay"),
+                  ('receive_window = "100B"', "tcp.receive_window"),
+                  ('receive_window = "2GB"', "tcp.receive_window"), ('ack_delay = "sometimes"', "tcp.ack_delay"),
                   ("duplicate_threshold = 0", "tcp.duplicate_threshold"), ("ecn = 1", "tcp.ecn"), ("speed = 1", "tcp.speed")]:
     tag = line.split("=")[0].strip() + "-" + line.split("=")[1].strip().strip('"').replace(".", "_")
     case(f"tcp-{tag}", with_tcp(line), f"key:{key}")

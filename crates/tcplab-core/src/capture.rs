@@ -21,7 +21,7 @@ use etherparse::{EtherType, Ethernet2Header, IpEcn, IpNumber, Ipv4Header, TcpHea
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, TsResolution};
 
-use crate::net::packet::{Ecn, Packet, PacketKind};
+use crate::net::packet::{Ecn, Packet, PacketKind, MAX_SACK_BLOCKS};
 use crate::time::{SimTime, NANOS_PER_MILLI};
 
 /// The hosts of every flow, to give packets their addresses.
@@ -146,7 +146,7 @@ fn tcp_header(packet: &Packet, data: bool) -> TcpHeader {
     let sender_port = 10_000 + (flow % 55_000) as u16;
     // ACKs advertise the receiver's free buffer; data segments the sender's own, which receives
     // no data and is never short of room.
-    let window = if data { u16::MAX } else { (packet.receive_window >> WINDOW_SCALE).min(u16::MAX as u64) as u16 };
+    let window = if data { u16::MAX } else { (packet.receive_window >> WINDOW_SCALE).min(u16::MAX as u32) as u16 };
     let (source_port, destination_port) =
         if data { (sender_port, TCP_RECEIVER_PORT) } else { (TCP_RECEIVER_PORT, sender_port) };
     let mut tcp = TcpHeader::new(source_port, destination_port, 0, window);
@@ -170,8 +170,11 @@ fn tcp_header(packet: &Packet, data: bool) -> TcpHeader {
         tcp.sequence_number = 1;
         tcp.acknowledgment_number = isn.wrapping_add(packet.ack as u32);
         tcp.ece = packet.ece;
-        let blocks = packet.sack_blocks();
-        if let Some((&first, rest)) = blocks.split_first() {
+        let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+        for (slot, block) in blocks.iter_mut().zip(packet.sack_blocks()) {
+            *slot = block;
+        }
+        if let Some((&first, rest)) = blocks[..packet.sack_count as usize].split_first() {
             let to_wire = |(start, end): (u64, u64)| (isn.wrapping_add(start as u32), isn.wrapping_add(end as u32));
             let mut more = [None; 3];
             for (slot, &block) in more.iter_mut().zip(rest) {
@@ -220,16 +223,15 @@ mod tests {
         let options: Vec<_> = tcp.options_iterator().map(|o| o.unwrap()).collect();
         assert!(options.contains(&TcpOptionElement::Timestamp(5, 3)));
 
-        let ack = Packet {
+        let mut ack = Packet {
             kind: PacketKind::TcpAck,
             flow: 0,
             wire_bytes: 52 + 12,
             ack: 1448,
-            sack: [(2896, 5792), (0, 0), (0, 0)],
-            sack_count: 1,
             ece: true,
             ..Packet::default()
         };
+        ack.set_sack_blocks(&[(2896, 5792)]);
         frame.clear();
         assert_eq!(encode(&ack, &endpoints, &mut frame), Some(14 + 64), "timestamps and one SACK block");
         let parsed = etherparse::LaxPacketHeaders::from_ethernet(&frame).unwrap();

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 use tcplab_core::cc::{self, ConnectionInfo};
-use tcplab_core::net::packet::{Packet, PacketKind, MAX_SACK_BLOCKS};
+use tcplab_core::net::packet::{Packet, PacketKind};
 use tcplab_core::sim::{Event, EventQueue};
 use tcplab_core::tcp::sender::TcpSender;
 use tcplab_core::tcp::{EndpointContext, RecoveryMode, TcpConfig};
@@ -127,20 +127,16 @@ impl Script {
     }
 
     fn ack_full(&mut self, next_segment: u64, sack: &[(u64, u64)], ece: bool, ts_echo: u64) {
-        let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
-        for (slot, &(s, e)) in blocks.iter_mut().zip(sack) {
-            *slot = (s * MSS, e * MSS);
-        }
-        let packet = Packet {
+        let blocks: Vec<(u64, u64)> = sack.iter().map(|&(s, e)| (s * MSS, e * MSS)).collect();
+        let mut packet = Packet {
             kind: PacketKind::TcpAck,
             ack: next_segment * MSS,
-            sack: blocks,
-            sack_count: sack.len() as u8,
             receive_window: 1_000_000,
             ece,
             ts_echo,
             ..Packet::default()
         };
+        packet.set_sack_blocks(&blocks);
         self.sender.on_ack(&packet, &mut EndpointContext { events: &mut self.events, outbox: &mut self.outbox });
     }
 
@@ -307,7 +303,7 @@ fn receive_window_limits_the_sender() {
     let mut s = Script::new(RecoveryMode::Sack);
     s.sent();
     s.at(100);
-    let packet = Packet { kind: PacketKind::TcpAck, ack: MSS, receive_window: 3 * MSS, ..Packet::default() };
+    let packet = Packet { kind: PacketKind::TcpAck, ack: MSS, receive_window: 3 * MSS as u32, ..Packet::default() };
     s.sender.on_ack(&packet, &mut EndpointContext { events: &mut s.events, outbox: &mut s.outbox });
     assert!(s.sent().is_empty(), "9 segments outstanding exceed a 3-segment window");
 }

@@ -251,7 +251,8 @@ impl LinkEmulator {
     }
 
     fn deliver(&mut self, node: u32, packet: PacketId) {
-        let header = self.pool.release(packet);
+        let header = *self.pool.get(packet);
+        self.pool.release(packet);
         if header.kind != PacketKind::TcpAck {
             if let Some(delays) = self.stats.one_way_delay.get_mut(header.flow as usize) {
                 delays.record(self.links.events.now() - header.sent_at);

@@ -24,51 +24,73 @@ pub enum Ecn {
     Ce,
 }
 
+/// One packet: the IP-level fields every hop reads, then the TCP fields the endpoints read. The
+/// order is fixed (`repr(C)`) and a packet is two aligned 64-byte cache lines, so that a hop and a
+/// data segment's delivery touch the first line only; the SACK blocks, which only ACKs carry, are
+/// in the second.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
 pub struct Packet {
     pub kind: PacketKind,
+    pub ecn: Ecn,
+    /// Which connection of a restarting flow (`restart = true`) the packet belongs to: packets of
+    /// an earlier connection are discarded where they arrive.
+    pub connection: u16,
     /// Index of the TCP flow or UDP source this packet belongs to.
     pub flow: u32,
     /// Node the packet is addressed to.
     pub destination: u32,
     /// Bytes on the wire, headers included: what links serialise and byte-limited queues count.
     pub wire_bytes: u32,
+    /// When the packet entered the queue it is in, for sojourn-time measurement.
+    pub enqueued_at: SimTime,
     /// TCP data: first payload byte's sequence number (bytes from the start of the stream, no wrap).
     pub sequence: u64,
     /// TCP data or UDP: payload bytes.
     pub payload_bytes: u32,
-    /// TCP ACK: cumulative acknowledgement (next byte expected).
-    pub ack: u64,
-    /// TCP ACK: SACK blocks [start, end) in bytes, most recent first.
-    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
-    pub sack_count: u8,
-    /// TCP ACK: receive window in bytes.
-    pub receive_window: u64,
-    pub ecn: Ecn,
     /// TCP ACK: ECN-Echo. TCP data: Congestion Window Reduced.
     pub ece: bool,
     pub cwr: bool,
+    pub sack_count: u8,
+    /// TCP ACK: cumulative acknowledgement (next byte expected).
+    pub ack: u64,
     /// When the sender sent this packet (the TCP timestamp value, and the UDP send time).
     pub sent_at: SimTime,
-    /// When the packet entered the queue it is in, for sojourn-time measurement.
-    pub enqueued_at: SimTime,
     /// TCP data: the send time of the last ACK the sender processed (a timestamp echo, as RFC
     /// 7323's TSecr), which lets the receiver measure the RTT.
     pub ts_echo: SimTime,
+    /// TCP ACK: receive window in bytes (at most TCP's largest, 1,073,725,440: RFC 7323).
+    pub receive_window: u32,
+    /// TCP ACK: SACK blocks [start, end), most recent first, as signed distances in bytes from
+    /// `ack` (`set_sack_blocks`, `sack_blocks`). TCP's sequence numbers are 32 bits and its
+    /// window at most 2^30 bytes, so every block an ACK can report lies well within 2^31 bytes of
+    /// it; half the size of absolute 64-bit edges, which keeps a packet in two cache lines.
+    pub sack: [(i32, i32); MAX_SACK_BLOCKS],
     /// Exact receiver-based delay control: the queueing delay the packet would have met in large
     /// FIFO buffers along its path beyond what it actually waited, stamped by routers.
     pub delay_stamp: SimDuration,
     /// Exact RDC: the wait in the virtual large FIFO of the link the packet is queued at, set when
     /// it arrives there; the stamp takes the part of it the real queue did not impose.
     pub virtual_wait: SimDuration,
-    /// Which connection of a restarting flow (`restart = true`) the packet belongs to: packets of
-    /// an earlier connection are discarded where they arrive.
-    pub connection: u16,
 }
 
 impl Packet {
-    pub fn sack_blocks(&self) -> &[(u64, u64)] {
-        &self.sack[..self.sack_count as usize]
+    /// The SACK blocks, most recent first, as [start, end) byte ranges of the stream.
+    pub fn sack_blocks(&self) -> impl ExactSizeIterator<Item = (u64, u64)> + '_ {
+        let edge = |distance: i32| self.ack.wrapping_add_signed(distance as i64);
+        self.sack[..self.sack_count as usize].iter().map(move |&(start, end)| (edge(start), edge(end)))
+    }
+
+    /// Sets the SACK blocks (at most `MAX_SACK_BLOCKS`, most recent first), after `ack`.
+    pub fn set_sack_blocks(&mut self, blocks: &[(u64, u64)]) {
+        assert!(blocks.len() <= MAX_SACK_BLOCKS, "an ACK carries at most {MAX_SACK_BLOCKS} SACK blocks");
+        let distance = |edge: u64| {
+            i32::try_from(edge as i64 - self.ack as i64).expect("a SACK block lies within 2^31 bytes of the ACK")
+        };
+        for (slot, &(start, end)) in self.sack.iter_mut().zip(blocks) {
+            *slot = (distance(start), distance(end));
+        }
+        self.sack_count = blocks.len() as u8;
     }
 }
 
@@ -128,14 +150,14 @@ impl PacketPool {
     }
 
     /// Returns a slot to the pool; the id must not be used again.
-    pub fn release(&mut self, id: PacketId) -> Packet {
+    pub fn release(&mut self, id: PacketId) {
         self.free.push(id);
-        self.slots[id as usize]
     }
 
     /// The network discards a packet: counted against its flow, then released.
     pub fn discard(&mut self, id: PacketId) {
-        let packet = self.release(id);
+        self.release(id);
+        let packet = &self.slots[id as usize];
         let counts = match packet.kind {
             PacketKind::TcpData => &mut self.tcp_data_discarded,
             PacketKind::Udp => &mut self.udp_discarded,
@@ -166,5 +188,31 @@ impl PacketPool {
     /// Slots ever allocated: the pool's high-water mark.
     pub fn capacity(&self) -> usize {
         self.slots.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    #[test]
+    fn a_packet_is_two_cache_lines_and_hops_and_data_segments_read_the_first() {
+        assert_eq!((size_of::<Packet>(), align_of::<Packet>()), (128, 64));
+        let first_line = [
+            offset_of!(Packet, kind),
+            offset_of!(Packet, ecn),
+            offset_of!(Packet, connection),
+            offset_of!(Packet, flow),
+            offset_of!(Packet, destination),
+            offset_of!(Packet, wire_bytes),
+            offset_of!(Packet, enqueued_at),
+            offset_of!(Packet, sequence),
+            offset_of!(Packet, payload_bytes),
+            offset_of!(Packet, cwr),
+            offset_of!(Packet, sent_at),
+            offset_of!(Packet, ts_echo) + size_of::<SimTime>() - 1,
+        ];
+        assert!(first_line.iter().all(|&offset| offset < 64), "{first_line:?}");
     }
 }

@@ -8,6 +8,10 @@ use crate::tcp::RecoveryMode;
 use crate::tcp::TcpConfig;
 use crate::units::Duration;
 
+/// The largest window TCP can advertise: 65,535 bytes shifted by the largest window scale, 14
+/// (RFC 7323, section 2.3). Packets carry the window in 32 bits on that account.
+const LARGEST_WINDOW_BYTES: u64 = 65_535 << 14;
+
 impl TcpSpec {
     /// Checks a fully resolved spec and converts it to the sender's config.
     pub fn to_config(&self, key: &str) -> Result<TcpConfig, ScenarioError> {
@@ -48,13 +52,7 @@ impl TcpSpec {
         let rack = full.rack.expect("defaults fill every key");
         let tail_loss_probe = full.tail_loss_probe.expect("defaults fill every key");
         let quick_acks = full.quick_acks.expect("defaults fill every key");
-        let receive_window = full.receive_window.expect("defaults fill every key").0;
-        if receive_window < mss {
-            return Err(ScenarioError::new(
-                format!("{key}.receive_window"),
-                format!("{receive_window}B is smaller than one segment ({mss}B)"),
-            ));
-        }
+        let receive_window = check_receive_window(&full, mss, key)?;
         Ok(TcpConfig {
             mss,
             header_bytes: header,
@@ -88,6 +86,19 @@ impl TcpSpec {
 }
 
 /// min RTO, initial RTO and max RTO in nanoseconds, checked against each other.
+/// At least one segment, at most the largest window TCP can advertise.
+fn check_receive_window(full: &TcpSpec, mss: u64, key: &str) -> Result<u64, ScenarioError> {
+    let receive_window = full.receive_window.expect("defaults fill every key").0;
+    let why = if receive_window < mss {
+        format!("{receive_window}B is smaller than one segment ({mss}B)")
+    } else if receive_window > LARGEST_WINDOW_BYTES {
+        format!("{receive_window}B is above TCP's largest window, {LARGEST_WINDOW_BYTES}B (65535 << 14, RFC 7323)")
+    } else {
+        return Ok(receive_window);
+    };
+    Err(ScenarioError::new(format!("{key}.receive_window"), why))
+}
+
 fn check_timers(full: &TcpSpec, key: &str) -> Result<(u64, u64, u64), ScenarioError> {
     let get = |v: Option<Duration>| v.expect("defaults fill every key").nanos();
     let (min_rto, initial_rto, max_rto) = (get(full.min_rto), get(full.initial_rto), get(full.max_rto));

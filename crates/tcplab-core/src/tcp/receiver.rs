@@ -312,20 +312,20 @@ impl TcpReceiver {
             AckDelayMode::ExactRdc => std::mem::take(&mut self.pending_stamp).min(self.config.ack_delay_max),
             AckDelayMode::OneBitRdc => self.one_bit.delay,
         };
-        let ack = Packet {
+        let mut ack = Packet {
             kind: PacketKind::TcpAck,
             flow: self.flow,
             destination: self.destination,
             wire_bytes: (self.config.header_bytes + option_bytes) as u32,
             ack: self.rcv_nxt,
-            sack,
-            sack_count: count as u8,
-            receive_window: self.config.receive_window.saturating_sub(self.held_bytes),
+            receive_window: u32::try_from(self.config.receive_window.saturating_sub(self.held_bytes))
+                .unwrap_or(u32::MAX),
             ece: self.ece_pending,
             sent_at: ctx.events.now(),
             ts_echo: self.ts_recent,
             ..Packet::default()
         };
+        ack.set_sack_blocks(&sack[..count]);
         if hold == 0 && self.held_acks.is_empty() {
             ctx.outbox.push(ack);
             return;

@@ -126,7 +126,7 @@ impl TcpSender {
         let was_in_recovery = self.in_recovery;
         // RFC 5681 FlightSize: sent and not cumulatively acknowledged, before this ACK.
         let flight_size_before = self.snd_nxt - self.snd_una;
-        self.peer_window = ack.receive_window;
+        self.peer_window = ack.receive_window as u64;
         let ack_advances = ack.ack > self.snd_una;
         let lost_marks_before = self.lost_marks;
 
@@ -251,7 +251,7 @@ impl TcpSender {
         let previous = self.previous_sack;
         let previous = &previous[..self.previous_sack_count];
         progress.rack_tracks |= self.config.rack && ack.sack_count > 0;
-        for &(block_start, block_end) in ack.sack_blocks() {
+        for (block_start, block_end) in ack.sack_blocks() {
             for (start, end) in unreported_parts(block_start, block_end, previous) {
                 if end <= self.snd_una {
                     continue;
@@ -274,7 +274,9 @@ impl TcpSender {
                 }
             }
         }
-        self.previous_sack = ack.sack;
+        for (slot, block) in self.previous_sack.iter_mut().zip(ack.sack_blocks()) {
+            *slot = block;
+        }
         self.previous_sack_count = ack.sack_count as usize;
         if progress.new_sack_info && !self.config.rack {
             self.mark_losses_from_sack();
