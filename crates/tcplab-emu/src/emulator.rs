@@ -209,6 +209,7 @@ impl LinkEmulator {
             Event::DelayChange { channel, index } => channels[channel as usize].apply_delay_change(index as usize),
             Event::Sample => {
                 let now = self.links.events.now();
+                self.links.network.catch_up(now);
                 sample_queues(
                     &self.links.network,
                     now,
@@ -325,6 +326,7 @@ impl LinkEmulator {
         let flows = 0..self.links.flows.len() as u32;
         self.stats.data_packets_lost =
             flows.map(|f| self.pool.tcp_data_discarded(f) + self.pool.udp_discarded(f)).collect();
+        self.links.network.catch_up(self.links.events.now());
         let links = link_table(&self.links.network, &self.links.channel_labels, duration);
         let (_, queues) = self.series.into_tables(&self.links.channel_labels);
         (links, queues, self.stats)

@@ -32,7 +32,7 @@ pub fn link_table(network: &Network, labels: &[(String, &'static str)], duration
     table.push("aqm_drops", stat(&|c| c.stats.aqm_drops));
     table.push("wire_losses", stat(&|c| c.stats.wire_losses));
     table.push("ecn_marks", stat(&|c| c.stats.ecn_marks));
-    table.push("queued_packets", stat(&|c| c.queue().len_packets() as u64));
+    table.push("queued_packets", stat(&|c| c.queued().0));
     table.push("max_queue_packets", stat(&|c| c.stats.max_queue_packets));
     table.push("max_queue_bytes", stat(&|c| c.stats.max_queue_bytes));
     table.push("queue_delay_mean_ms", float(&mean_queue_delay_ms));

@@ -4,10 +4,12 @@
 //! (`delivery_trace`, mahimahi's format).
 //!
 //! Events per packet: one arrival at the far end, plus one `TransmitterFree` only when the packet
-//! had to wait behind another. An idle channel sends at once without touching its queue. Packets
-//! on the wire wait in arrival order in the channel itself, and only the first has an event in the
-//! event queue (`WireArrival`); a packet that would overtake the last one (reordering jitter, a
-//! delay step down) gets an `Arrival` event of its own instead.
+//! had to wait behind another in an AQM's queue or on a link whose rate changes. A plain drop-tail
+//! link with a fixed rate sends lazily instead: it knows when a packet will start as it queues it,
+//! so it puts the packet on the wire at once and moves its counters when the transmission starts
+//! (`catch_up`). Packets on the wire wait in arrival order in the channel itself, and only the
+//! first has an event in the event queue (`WireArrival`); a packet that would overtake the last
+//! one (reordering jitter, a delay step down) gets an `Arrival` event of its own instead.
 
 use std::collections::VecDeque;
 
@@ -16,7 +18,7 @@ use rand_distr::{Distribution, Normal};
 use crate::histogram::DelayHistogram;
 use crate::net::delivery_trace::DeliveryTrace;
 use crate::net::packet::{Packet, PacketId, PacketPool};
-use crate::net::queue::{EnqueueOutcome, QueueDiscipline};
+use crate::net::queue::{EnqueueOutcome, QueueDiscipline, QueueLimit};
 use crate::sim::{unit_f64, Event, EventQueue, SimRng};
 use crate::time::{transmission_time, SimDuration, SimTime};
 
@@ -138,6 +140,16 @@ pub struct Outage {
     pub end: SimTime,
 }
 
+/// A packet a lazily sending channel has accepted but not yet started to transmit: when it
+/// starts, and what the channel's counters take then (`Channel::catch_up`).
+#[derive(Clone, Copy, Debug)]
+struct Waiting {
+    start: SimTime,
+    wire_bytes: u64,
+    serialisation: SimDuration,
+    lost_on_the_wire: bool,
+}
+
 /// Counters for one channel. Conservation: `offered == transmitted + queue_drops + aqm_drops +
 /// queued now`; `transmitted == delivered + wire_losses + in flight now`.
 #[derive(Clone, Debug, Default)]
@@ -171,6 +183,12 @@ pub struct Channel {
     /// `queue.idle_pass_through_bytes()`, kept here so that a packet finding the link idle is sent
     /// without reaching into the queue (at 10,000 flows the queue object is a cache miss a hop).
     idle_pass_through_bytes: u64,
+    /// `queue.fifo_limit()`: a plain drop-tail FIFO, which this channel can send lazily.
+    fifo_limit: Option<QueueLimit>,
+    /// Sending lazily: packets accepted and already put on the wire whose transmission has not
+    /// started yet (they are the queue), with their bytes in total.
+    waiting: VecDeque<Waiting>,
+    waiting_bytes: u64,
     pub loss: LossModel,
     pub jitter: Option<Jitter>,
     /// Deliver only at a trace's opportunities instead of at `rate_bps`.
@@ -219,6 +237,9 @@ impl Channel {
             rate_bps,
             delay,
             idle_pass_through_bytes: queue.idle_pass_through_bytes(),
+            fifo_limit: queue.fifo_limit(),
+            waiting: VecDeque::new(),
+            waiting_bytes: 0,
             queue,
             loss: LossModel::None,
             jitter: None,
@@ -248,6 +269,7 @@ impl Channel {
     /// Puts a queue discipline in front of the transmitter (before the first packet).
     pub fn install_queue(&mut self, queue: Box<dyn QueueDiscipline>) {
         self.idle_pass_through_bytes = queue.idle_pass_through_bytes();
+        self.fifo_limit = queue.fifo_limit();
         self.queue = queue;
     }
 
@@ -265,6 +287,10 @@ impl Channel {
             let wait = (self.virtual_backlog_bits / self.rate_bps as f64 * 1e9) as SimDuration;
             self.virtual_backlog_bits += pool.get(packet).wire_bytes as f64 * 8.0;
             pool.get_mut(packet).virtual_wait = wait;
+        }
+        if let Some(limit) = self.lazy_fifo_limit() {
+            self.offer_to_lazy_fifo(index, packet, limit, pool, events);
+            return;
         }
         let idle = self.busy_until <= now && !self.wakeup_pending;
         if idle && pool.get(packet).wire_bytes as u64 <= self.idle_pass_through_bytes {
@@ -356,18 +382,34 @@ impl Channel {
             None => transmission_time(wire_bytes, self.rate_bps),
         };
         self.busy_until = now + serialisation;
-        self.stats.busy_time += serialisation;
-        self.stats.transmitted_packets += 1;
-        self.stats.transmitted_bytes += wire_bytes;
-        if let Some(captured) = &mut self.capture {
-            captured.push((now, *pool.get(packet)));
-        }
+        let lost_on_the_wire = self.put_on_wire(index, packet, now, pool, events);
+        self.count_transmission(Waiting { start: now, wire_bytes, serialisation, lost_on_the_wire });
+    }
 
-        let in_outage = self.outages.iter().any(|o| now >= o.start && now < o.end);
+    fn count_transmission(&mut self, sent: Waiting) {
+        self.stats.busy_time += sent.serialisation;
+        self.stats.transmitted_packets += 1;
+        self.stats.transmitted_bytes += sent.wire_bytes;
+        self.stats.wire_losses += sent.lost_on_the_wire as u64;
+    }
+
+    /// A packet whose transmission starts at `start` and ends at `busy_until` goes onto the wire,
+    /// or is lost there (returns true; the packet is discarded).
+    fn put_on_wire(
+        &mut self,
+        index: u32,
+        packet: PacketId,
+        start: SimTime,
+        pool: &mut PacketPool,
+        events: &mut EventQueue,
+    ) -> bool {
+        if let Some(captured) = &mut self.capture {
+            captured.push((start, *pool.get(packet)));
+        }
+        let in_outage = self.outages.iter().any(|o| start >= o.start && start < o.end);
         if in_outage || self.loss.loses(&mut self.rng) {
-            self.stats.wire_losses += 1;
             pool.discard(packet);
-            return;
+            return true;
         }
         let mut arrival = self.busy_until + self.delay;
         if let Some(jitter) = &mut self.jitter {
@@ -389,6 +431,70 @@ impl Channel {
                 self.in_flight.push_back((arrival, sequence, packet));
             }
         }
+        false
+    }
+
+    /// The limit of a queue this channel sends from lazily: a plain drop-tail FIFO in front of a
+    /// transmitter whose rate never changes and which stamps nothing, so that each packet's start
+    /// is known when it is queued (None otherwise).
+    fn lazy_fifo_limit(&self) -> Option<QueueLimit> {
+        self.fifo_limit.filter(|_| self.trace.is_none() && self.rate_schedule.is_empty() && !self.rdc_stamp)
+    }
+
+    /// A drop-tail FIFO with a fixed-rate transmitter knows when a packet will start as it
+    /// queues it, so the packet goes onto the wire at once, with that start, and no
+    /// `TransmitterFree` event is needed (a quarter of all events). The channel's counters still
+    /// move when the transmission starts (`catch_up`). What changes: the arrival's tie-break
+    /// sequence is taken when the packet is queued, not when it starts, so it may run before events
+    /// scheduled in between for the same nanosecond (docs/architecture.md).
+    fn offer_to_lazy_fifo(
+        &mut self,
+        index: u32,
+        packet: PacketId,
+        limit: QueueLimit,
+        pool: &mut PacketPool,
+        events: &mut EventQueue,
+    ) {
+        let now = events.now();
+        self.catch_up(now);
+        let wire_bytes = pool.get(packet).wire_bytes as u64;
+        if !limit.admits(self.waiting.len(), self.waiting_bytes, wire_bytes) {
+            self.stats.queue_drops += 1;
+            pool.discard(packet);
+            return;
+        }
+        let start = self.busy_until.max(now);
+        let serialisation = transmission_time(wire_bytes, self.rate_bps);
+        self.stats.sojourn.record(start - now);
+        self.busy_until = start + serialisation;
+        let lost_on_the_wire = self.put_on_wire(index, packet, start, pool, events);
+        let sent = Waiting { start, wire_bytes, serialisation, lost_on_the_wire };
+        if start == now {
+            self.count_transmission(sent);
+            return;
+        }
+        self.waiting.push_back(sent);
+        self.waiting_bytes += wire_bytes;
+        self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.waiting.len() as u64);
+        self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.waiting_bytes);
+    }
+
+    /// Counts the transmissions of a lazily sending channel that have started by `now`; call
+    /// before reading `stats` or `queued`.
+    pub fn catch_up(&mut self, now: SimTime) {
+        while let Some(&sent) = self.waiting.front() {
+            if sent.start > now {
+                break;
+            }
+            self.waiting.pop_front();
+            self.waiting_bytes -= sent.wire_bytes;
+            self.count_transmission(sent);
+        }
+    }
+
+    /// Packets and bytes queued (waiting to be transmitted), as of the last `catch_up`.
+    pub fn queued(&self) -> (u64, u64) {
+        (self.queue.len_packets() as u64 + self.waiting.len() as u64, self.queue.len_bytes() + self.waiting_bytes)
     }
 
     /// The first packet on the wire arrived (a `WireArrival` event): returns it and schedules the
@@ -483,6 +589,41 @@ mod tests {
         // A step marker with a threshold of 0 marks even the first packet of an empty queue.
         let (stats, ecn) = offer_one_to_an_idle_link(DropTail::new(QueueLimit::Packets(10), Some(0)), 1500);
         assert_eq!((stats.transmitted_packets, stats.ecn_marks, ecn), (1, 1, Ecn::Ce));
+    }
+
+    #[test]
+    fn a_drop_tail_link_sends_lazily_and_counts_each_transmission_when_it_starts() {
+        // 1 Mbit/s: a 1500-byte packet takes 12 ms. Room for one waiting packet.
+        let queue = DropTail::new(QueueLimit::Packets(1), None);
+        let mut channel = Channel::new(
+            "l".into(),
+            0,
+            1,
+            1_000_000,
+            MS,
+            Box::new(queue),
+            String::new(),
+            rng_stream(1, 0, StreamKind::Channel, 0),
+        );
+        let (mut pool, mut events) = (PacketPool::default(), EventQueue::new());
+        offer_packets(&mut channel, &mut pool, &mut events, 3);
+        // The first starts at once, the second waits, the third finds the queue full.
+        assert_eq!((channel.stats.transmitted_packets, channel.queued(), channel.stats.queue_drops), (1, (1, 1500), 1));
+        assert_eq!(channel.stats.max_queue_packets, 1);
+        channel.catch_up(12 * MS - 1);
+        assert_eq!((channel.stats.transmitted_packets, channel.queued().0), (1, 1));
+        channel.catch_up(12 * MS);
+        assert_eq!((channel.stats.transmitted_packets, channel.queued().0, channel.stats.busy_time), (2, 0, 24 * MS));
+        // Both are on the wire already: the only events are their arrivals, 12 ms apart, and
+        // the second waited 12 ms.
+        let mut arrivals = Vec::new();
+        while let Some(event) = events.pop_until(u64::MAX) {
+            assert!(matches!(event, Event::WireArrival { .. }), "{event:?}");
+            arrivals.push(events.now());
+            channel.on_head_arrival(0, &pool, &mut events);
+        }
+        assert_eq!(arrivals, vec![13 * MS, 25 * MS]);
+        assert_eq!(channel.stats.sojourn.quantiles_ms([0.5, 1.0]), [0.0, 12.007]);
     }
 
     #[test]

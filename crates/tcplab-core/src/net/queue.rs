@@ -54,6 +54,12 @@ pub trait QueueDiscipline: Send {
     fn idle_pass_through_bytes(&self) -> u64 {
         0
     }
+    /// The limit of a plain first-in first-out queue that never marks, never drops but when
+    /// full, and never reorders: the channel can then work out every packet's start as it
+    /// arrives (`Channel::offer_to_lazy_fifo`). None for anything else.
+    fn fifo_limit(&self) -> Option<QueueLimit> {
+        None
+    }
 }
 
 /// How a drop-tail queue's capacity is counted.
@@ -132,6 +138,10 @@ impl QueueDiscipline for DropTail {
 
     fn len_bytes(&self) -> u64 {
         self.bytes
+    }
+
+    fn fifo_limit(&self) -> Option<QueueLimit> {
+        self.mark_threshold_packets.is_none().then_some(self.limit)
     }
 
     fn idle_pass_through_bytes(&self) -> u64 {

@@ -5,6 +5,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use crate::net::channel::Channel;
+use crate::time::SimTime;
 
 pub const NO_ROUTE: u32 = u32::MAX;
 
@@ -177,6 +178,13 @@ impl Network {
             }
         }
         next_hop
+    }
+
+    /// Brings every channel's counters to `now` (`Channel::catch_up`): before they are read.
+    pub fn catch_up(&mut self, now: SimTime) {
+        for channel in &mut self.channels {
+            channel.catch_up(now);
+        }
     }
 
     /// The channel a packet at `node` takes towards `destination` (not `node` itself), or

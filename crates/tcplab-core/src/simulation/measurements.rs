@@ -29,8 +29,8 @@ pub fn sample_queues(
         series.push_queue(QueueSample {
             time_s: as_secs_f64(now),
             channel: index as u32,
-            packets: channel.queue().len_packets() as u64,
-            bytes: channel.queue().len_bytes(),
+            packets: channel.queued().0,
+            bytes: channel.queued().1,
             throughput_bps: rate(transmitted - transmitted_at_last_sample[index]),
         });
         transmitted_at_last_sample[index] = transmitted;
@@ -79,6 +79,7 @@ impl Simulation {
             });
             f.received_at_last_sample = received;
         }
+        self.network.catch_up(now);
         sample_queues(&self.network, now, self.sample_interval, &mut self.transmitted_at_last_sample, &mut self.series);
     }
 

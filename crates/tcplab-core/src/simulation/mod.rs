@@ -77,6 +77,8 @@ impl Simulation {
             self.dispatch(event);
         }
         self.events.advance_to(limit);
+        // Links that send lazily count a transmission when it starts: bring them to `limit`.
+        self.network.catch_up(limit);
     }
 
     /// Runs to the end and returns the results.
