@@ -554,7 +554,8 @@ mod tests {
     }
 
     /// A 1 Mbit/s direction with `queue` in front, and one packet of `wire_bytes` offered to it
-    /// while it is idle: what the channel counted, and the packet's ECN field.
+    /// while it is idle: what the channel counted, and the packet's ECN field. The direction has
+    /// a rate schedule, which keeps it from sending lazily, so the packet meets the queue.
     fn offer_one_to_an_idle_link(queue: DropTail, wire_bytes: u32) -> (ChannelStats, Ecn) {
         let mut channel = Channel::new(
             "l".into(),
@@ -567,6 +568,7 @@ mod tests {
             rng_stream(1, 0, StreamKind::Channel, 0),
         );
         channel.install_queue(Box::new(queue));
+        channel.rate_schedule.push((1_000 * MS, 2_000_000));
         let (mut pool, mut events) = (PacketPool::default(), EventQueue::new());
         let id = pool.insert(Packet { wire_bytes, ecn: Ecn::Ect, ..Packet::default() });
         channel.offer(0, id, &mut pool, &mut events);

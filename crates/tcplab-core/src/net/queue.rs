@@ -49,8 +49,10 @@ pub trait QueueDiscipline: Send {
     }
     /// The largest packet (bytes on the wire) that this discipline, empty, would take unmarked
     /// and hand straight back to an idle link with its own state as before, so that the channel
-    /// may send it without the enqueue and the dequeue; 0 when it may act on such a packet (AQMs
-    /// keep averages and clocks across idle periods, so they see every packet).
+    /// may send it without the enqueue and the dequeue (links that cannot send lazily: a
+    /// drop-tail with a step marker, or behind a trace, a rate schedule or RDC stamping); 0 when
+    /// it may act on such a packet (AQMs keep averages and clocks across idle periods, so they see
+    /// every packet).
     fn idle_pass_through_bytes(&self) -> u64 {
         0
     }
