@@ -62,23 +62,21 @@ int main(int argc, char** argv) {
         TcpSink* sink = new TcpSink();
         sinks.push_back(sink);
         scanner.registerTcp(*src);
-        // forward: source access link, bottleneck, sink access link
-        Route* out = new Route();
-        out->push_back(new CountingQueue(access, access_buffer, eventlist));
-        out->push_back(new Pipe(timeFromUs(500.0), eventlist));
-        out->push_back(&bottleneck_fwd);
-        out->push_back(&core_fwd);
-        out->push_back(new CountingQueue(access, access_buffer, eventlist));
-        out->push_back(new Pipe(timeFromUs(500.0), eventlist));
-        out->push_back(sink);
-        Route* back = new Route();
-        back->push_back(new CountingQueue(access, access_buffer, eventlist));
-        back->push_back(new Pipe(timeFromUs(500.0), eventlist));
-        back->push_back(&bottleneck_rev);
-        back->push_back(&core_rev);
-        back->push_back(new CountingQueue(access, access_buffer, eventlist));
-        back->push_back(new Pipe(timeFromUs(500.0), eventlist));
-        back->push_back(src);
+        // Each way: the sending host's access link, one direction of the bottleneck, the
+        // receiving host's access link (data one way, ACKs the other).
+        auto route = [&](CountingQueue& bottleneck, Pipe& core, PacketSink* end) {
+            Route* hops = new Route();
+            hops->push_back(new CountingQueue(access, access_buffer, eventlist));
+            hops->push_back(new Pipe(timeFromUs(500.0), eventlist));
+            hops->push_back(&bottleneck);
+            hops->push_back(&core);
+            hops->push_back(new CountingQueue(access, access_buffer, eventlist));
+            hops->push_back(new Pipe(timeFromUs(500.0), eventlist));
+            hops->push_back(end);
+            return hops;
+        };
+        Route* out = route(bottleneck_fwd, core_fwd, sink);
+        Route* back = route(bottleneck_rev, core_rev, src);
         src->connect(*out, *back, *sink, timeFromUs(100000.0 * i / flows));
     }
     double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();

@@ -6,8 +6,9 @@
 //! two, so no bucket is wider than 0.1% of its values), and quantiles are read from them by
 //! HdrHistogram's rule (the first bucket where the running count reaches ceil(quantile x count),
 //! reported as the bucket's highest value), so they are what one `hdrhistogram::Histogram` of
-//! every sample would give (the tests compare with that crate). What differs is the storage, because every flow and every link direction keeps a
-//! distribution (a 1,000-flow dumbbell has 1,000 RTT and 4,002 queueing-delay distributions):
+//! every sample would give (the tests compare with that crate). What differs is the storage,
+//! because every flow and every link direction keeps a distribution (a 1,000-flow dumbbell has
+//! 1,000 RTT and 4,002 queueing-delay distributions):
 //! - counts are kept only for the range of buckets between the smallest and the largest delay seen
 //!   (an RTT between 22 and 44 ms spans about 1,000 buckets, where a dense histogram from zero has
 //!   6,144), in `u32` (a count saturates at 4.29 billion samples in one bucket);

@@ -209,9 +209,8 @@ impl LinkEmulator {
             Event::DelayChange { channel, index } => channels[channel as usize].apply_delay_change(index as usize),
             Event::Sample => {
                 let now = self.links.events.now();
-                self.links.network.catch_up(now);
                 sample_queues(
-                    &self.links.network,
+                    &mut self.links.network,
                     now,
                     self.sample_interval,
                     &mut self.transmitted_at_last_sample,

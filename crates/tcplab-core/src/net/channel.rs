@@ -180,9 +180,6 @@ pub struct Channel {
     pub rate_bps: u64,
     pub delay: SimDuration,
     queue: Box<dyn QueueDiscipline>,
-    /// `queue.idle_pass_through_bytes()`, kept here so that a packet finding the link idle is sent
-    /// without reaching into the queue (at 10,000 flows the queue object is a cache miss a hop).
-    idle_pass_through_bytes: u64,
     /// `queue.fifo_limit()`: a plain drop-tail FIFO, which this channel can send lazily.
     fifo_limit: Option<QueueLimit>,
     /// Sending lazily: packets accepted and already put on the wire whose transmission has not
@@ -236,7 +233,6 @@ impl Channel {
             to,
             rate_bps,
             delay,
-            idle_pass_through_bytes: queue.idle_pass_through_bytes(),
             fifo_limit: queue.fifo_limit(),
             waiting: VecDeque::new(),
             waiting_bytes: 0,
@@ -268,7 +264,6 @@ impl Channel {
 
     /// Puts a queue discipline in front of the transmitter (before the first packet).
     pub fn install_queue(&mut self, queue: Box<dyn QueueDiscipline>) {
-        self.idle_pass_through_bytes = queue.idle_pass_through_bytes();
         self.fifo_limit = queue.fifo_limit();
         self.queue = queue;
     }
@@ -292,13 +287,6 @@ impl Channel {
             self.offer_to_lazy_fifo(index, packet, limit, pool, events);
             return;
         }
-        let idle = self.busy_until <= now && !self.wakeup_pending;
-        if idle && pool.get(packet).wire_bytes as u64 <= self.idle_pass_through_bytes {
-            // The queue is empty (a queue holding packets has a wakeup pending), and it says it
-            // would take this packet and give it straight back: the same as the path below.
-            self.send(index, packet, 0, pool, events);
-            return;
-        }
         let outcome = self.queue.enqueue(packet, pool, now, &mut self.dropped);
         for evicted in self.dropped.drain(..) {
             self.stats.queue_drops += 1;
@@ -313,7 +301,7 @@ impl Channel {
             EnqueueOutcome::QueuedMarked => self.stats.ecn_marks += 1,
             EnqueueOutcome::Queued => {}
         }
-        if idle {
+        if self.busy_until <= now && !self.wakeup_pending {
             // The transmitter is idle: the packet leaves at once (zero sojourn).
             self.on_transmitter_free(index, pool, events);
             return;
@@ -339,7 +327,13 @@ impl Channel {
         }
         if let Some(packet) = next {
             let waited = now - pool.get(packet).enqueued_at;
-            self.send(index, packet, waited, pool, events);
+            self.stats.sojourn.record(waited);
+            if self.rdc_stamp {
+                // The receiver adds the stamp to a path that already carries the real wait.
+                let p = pool.get_mut(packet);
+                p.delay_stamp += p.virtual_wait.saturating_sub(waited);
+            }
+            self.transmit(index, packet, pool, events);
         }
         if !self.queue.is_empty() && !self.wakeup_pending {
             self.wakeup_pending = true;
@@ -353,25 +347,6 @@ impl Channel {
 
     pub fn apply_delay_change(&mut self, schedule_index: usize) {
         self.delay = self.delay_schedule[schedule_index].1;
-    }
-
-    /// A packet leaves the queue after `waited` ns there.
-    #[inline]
-    fn send(
-        &mut self,
-        index: u32,
-        packet: PacketId,
-        waited: SimDuration,
-        pool: &mut PacketPool,
-        events: &mut EventQueue,
-    ) {
-        self.stats.sojourn.record(waited);
-        if self.rdc_stamp {
-            // The receiver adds the stamp to a path that already carries the real wait.
-            let p = pool.get_mut(packet);
-            p.delay_stamp += p.virtual_wait.saturating_sub(waited);
-        }
-        self.transmit(index, packet, pool, events);
     }
 
     fn transmit(&mut self, index: u32, packet: PacketId, pool: &mut PacketPool, events: &mut EventQueue) {
@@ -554,8 +529,7 @@ mod tests {
     }
 
     /// A 1 Mbit/s direction with `queue` in front, and one packet of `wire_bytes` offered to it
-    /// while it is idle: what the channel counted, and the packet's ECN field. The direction has
-    /// a rate schedule, which keeps it from sending lazily, so the packet meets the queue.
+    /// while it is idle: what the channel counted, and the packet's ECN field.
     fn offer_one_to_an_idle_link(queue: DropTail, wire_bytes: u32) -> (ChannelStats, Ecn) {
         let mut channel = Channel::new(
             "l".into(),
@@ -568,7 +542,6 @@ mod tests {
             rng_stream(1, 0, StreamKind::Channel, 0),
         );
         channel.install_queue(Box::new(queue));
-        channel.rate_schedule.push((1_000 * MS, 2_000_000));
         let (mut pool, mut events) = (PacketPool::default(), EventQueue::new());
         let id = pool.insert(Packet { wire_bytes, ecn: Ecn::Ect, ..Packet::default() });
         channel.offer(0, id, &mut pool, &mut events);
@@ -576,19 +549,20 @@ mod tests {
     }
 
     #[test]
-    fn an_idle_link_skips_only_a_queue_that_would_pass_the_packet_unchanged() {
+    fn an_idle_link_sends_at_once_what_its_queue_admits() {
         let sent = |(stats, _): &(ChannelStats, Ecn)| (stats.transmitted_packets, stats.queue_drops);
-        // Drop-tail that admits the packet: sent at once, zero sojourn.
+        // Drop-tail (sent lazily) that admits the packet: sent at once, zero sojourn.
         let (stats, ecn) = offer_one_to_an_idle_link(DropTail::new(QueueLimit::Packets(10), None), 1500);
         assert_eq!(
             (stats.transmitted_packets, stats.sojourn.len(), stats.sojourn.quantile_ms(1.0), ecn),
             (1, 1, 0.0, Ecn::Ect)
         );
         assert_eq!(sent(&offer_one_to_an_idle_link(DropTail::new(QueueLimit::Bytes(1500), None), 1500)), (1, 0));
-        // A queue that cannot hold the packet drops it even on an idle link, as it did before.
+        // A queue that cannot hold the packet drops it even on an idle link.
         assert_eq!(sent(&offer_one_to_an_idle_link(DropTail::new(QueueLimit::Bytes(1499), None), 1500)), (0, 1));
         assert_eq!(sent(&offer_one_to_an_idle_link(DropTail::new(QueueLimit::Packets(0), None), 1500)), (0, 1));
-        // A step marker with a threshold of 0 marks even the first packet of an empty queue.
+        // A step marker (sent through the queue) with a threshold of 0 marks even the first packet
+        // of an empty queue.
         let (stats, ecn) = offer_one_to_an_idle_link(DropTail::new(QueueLimit::Packets(10), Some(0)), 1500);
         assert_eq!((stats.transmitted_packets, stats.ecn_marks, ecn), (1, 1, Ecn::Ce));
     }

@@ -1,9 +1,9 @@
 //! Queue disciplines. A queue decides at enqueue (and, for AQMs such as CoDel, at dequeue) whether a
 //! packet is kept, dropped or marked; the channel owns transmission. Every packet that arrives at a
 //! link passes through its queue, even when the link is idle (it is then dequeued at once), so
-//! averages and sojourn times see all traffic; only a discipline that says an empty queue would
-//! hand a packet straight back unchanged (`idle_pass_through_bytes`: drop-tail) is skipped then.
-//! Drop-tail lives here; RED, CoDel and FQ-CoDel have their own files.
+//! averages and sojourn times see all traffic. A plain FIFO says so (`fifo_limit`), and a channel
+//! with a fixed rate then works out each packet's start itself instead (`Channel`'s lazy
+//! sending). Drop-tail lives here; RED, CoDel and FQ-CoDel have their own files.
 
 use std::collections::VecDeque;
 
@@ -45,15 +45,6 @@ pub trait QueueDiscipline: Send {
     /// Packets an AQM dropped early at enqueue (RED's probabilistic drops; forced drops and a
     /// full buffer are not early).
     fn early_drops(&self) -> u64 {
-        0
-    }
-    /// The largest packet (bytes on the wire) that this discipline, empty, would take unmarked
-    /// and hand straight back to an idle link with its own state as before, so that the channel
-    /// may send it without the enqueue and the dequeue (links that cannot send lazily: a
-    /// drop-tail with a step marker, or behind a trace, a rate schedule or RDC stamping); 0 when
-    /// it may act on such a packet (AQMs keep averages and clocks across idle periods, so they see
-    /// every packet).
-    fn idle_pass_through_bytes(&self) -> u64 {
         0
     }
     /// The limit of a plain first-in first-out queue that never marks, never drops but when
@@ -144,17 +135,6 @@ impl QueueDiscipline for DropTail {
 
     fn fifo_limit(&self) -> Option<QueueLimit> {
         self.mark_threshold_packets.is_none().then_some(self.limit)
-    }
-
-    fn idle_pass_through_bytes(&self) -> u64 {
-        if self.mark_threshold_packets == Some(0) {
-            return 0; // even the first packet of an empty queue is marked
-        }
-        match self.limit {
-            QueueLimit::Packets(0) => 0,
-            QueueLimit::Packets(_) => u64::MAX,
-            QueueLimit::Bytes(limit) => limit,
-        }
     }
 }
 

@@ -11,11 +11,12 @@ use crate::net::topology::Network;
 use crate::results::{Results, Summary};
 use crate::time::{as_millis_f64, as_secs_f64, SimDuration, SimTime};
 
-/// One queue time-series row per link direction at `now`. `transmitted_at_last_sample` holds each
-/// channel's transmitted bytes at the previous sample (grown to the number of channels here). The
-/// simulator and the Linux back-end's link emulator sample their links with this one function.
+/// One queue time-series row per link direction at `now`, once the links' counters are brought to
+/// `now` (`Network::catch_up`). `transmitted_at_last_sample` holds each channel's transmitted
+/// bytes at the previous sample (grown to the number of channels here). The simulator and the
+/// Linux back-end's link emulator sample their links with this one function.
 pub fn sample_queues(
-    network: &Network,
+    network: &mut Network,
     now: SimTime,
     interval: SimDuration,
     transmitted_at_last_sample: &mut Vec<u64>,
@@ -23,14 +24,16 @@ pub fn sample_queues(
 ) {
     // Bytes transmitted since the previous sample; the sample at time 0 has no interval.
     let rate = |bytes: u64| if now == 0 { 0.0 } else { bytes as f64 * 8.0 / as_secs_f64(interval) };
+    network.catch_up(now);
     transmitted_at_last_sample.resize(network.channels.len(), 0);
     for (index, channel) in network.channels.iter().enumerate() {
         let transmitted = channel.stats.transmitted_bytes;
+        let (packets, bytes) = channel.queued();
         series.push_queue(QueueSample {
             time_s: as_secs_f64(now),
             channel: index as u32,
-            packets: channel.queued().0,
-            bytes: channel.queued().1,
+            packets,
+            bytes,
             throughput_bps: rate(transmitted - transmitted_at_last_sample[index]),
         });
         transmitted_at_last_sample[index] = transmitted;
@@ -79,8 +82,13 @@ impl Simulation {
             });
             f.received_at_last_sample = received;
         }
-        self.network.catch_up(now);
-        sample_queues(&self.network, now, self.sample_interval, &mut self.transmitted_at_last_sample, &mut self.series);
+        sample_queues(
+            &mut self.network,
+            now,
+            self.sample_interval,
+            &mut self.transmitted_at_last_sample,
+            &mut self.series,
+        );
     }
 
     /// The results tables as of now, leaving the simulation as it is (a run can go on).

@@ -6,8 +6,9 @@ docs/linux-backend.md lists each column's source.
   timeouts from the sender's last TCP_INFO; RTT percentiles from the smoothed RTT sampled every
   interval (the kernel keeps no per-ACK record), the minimum from tcpi_min_rtt; packets lost and
   one-way delay from the link emulator, which sees every packet.
-- timeseries: TCP_INFO every sample interval (the delivery rate is tcpi_delivery_rate), goodput from the receiver's count at the same
-  instants. links and queues: the emulator's, which are the simulator's own code.
+- timeseries: TCP_INFO every sample interval (the delivery rate is tcpi_delivery_rate), goodput
+  from the receiver's count at the same instants. links and queues: the emulator's, which are the
+  simulator's own code.
 - events: a ``timeout`` at the first sample after each retransmission timeout (tcpi_total_rto).
 """
 
