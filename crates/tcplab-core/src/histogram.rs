@@ -9,9 +9,10 @@
 //! every sample would give (the tests compare with that crate). What differs is the storage,
 //! because every flow and every link direction keeps a distribution (a 1,000-flow dumbbell has
 //! 1,000 RTT and 4,002 queueing-delay distributions):
-//! - counts are kept only for the range of buckets between the smallest and the largest delay seen
-//!   (an RTT between 22 and 44 ms spans about 1,000 buckets, where a dense histogram from zero has
-//!   6,144), in `u32` (a count saturates at 4.29 billion samples in one bucket);
+//! - counts are kept only for the range of buckets between the smallest and the largest delay seen,
+//!   plus some slack below the smallest (an RTT between 22 and 44 ms spans about 1,000 buckets,
+//!   where a dense histogram from zero has 6,144), in `u32` (a count saturates at 4.29 billion
+//!   samples in one bucket);
 //! - zero delays, which most links see for most packets, are counted apart, so a link whose queue
 //!   never builds allocates nothing.
 
@@ -78,9 +79,14 @@ impl DelayHistogram {
         if self.counts.is_empty() {
             self.first_bucket = bucket;
         } else if bucket < self.first_bucket {
-            let grow = (self.first_bucket - bucket) as usize;
+            // A new minimum moves every count. Minima often fall step by step (an RTT while a
+            // queue drains), so widen by a quarter of the range at least: empty buckets below the
+            // smallest delay change no quantile, and the counts move a few times, not each step.
+            let slack = (self.counts.len() as u32 / 4).max(16);
+            let first = bucket.saturating_sub(slack).max(1);
+            let grow = (self.first_bucket - first) as usize;
             self.counts.splice(0..0, std::iter::repeat_n(0, grow));
-            self.first_bucket = bucket;
+            self.first_bucket = first;
         }
         let index = (bucket - self.first_bucket) as usize;
         if index >= self.counts.len() {
@@ -226,11 +232,19 @@ mod tests {
         delays.record(25 * NANOS_PER_MICRO);
         assert_eq!(delays.counts.len(), 1);
         assert_eq!(delays.quantile_ms(1.0), 0.025);
-        // 22 to 44 ms, a typical RTT range, spans one power of two: 1,024 buckets.
+        // 22 to 44 ms, a typical RTT range, spans one power of two: 1,024 buckets (44 ms is bucket
+        // 5 x 1024 + 44000 / 32 = 6495, 22 ms is 4 x 1024 + 22000 / 16 = 5471), and a new minimum
+        // adds 16 empty ones below it, or a quarter of the range when that is more: 21 ms (bucket
+        // 5408) widens the range down to 5408 - 1041 / 4 = 5148.
         let mut rtts = DelayHistogram::default();
         rtts.record(44 * NANOS_PER_MILLI);
         rtts.record(22 * NANOS_PER_MILLI);
-        assert_eq!(rtts.counts.len(), 1025);
+        assert_eq!(rtts.counts.len(), 6495 - (5471 - 16) + 1);
+        rtts.record(21 * NANOS_PER_MILLI);
+        assert_eq!(rtts.counts.len(), 6495 - 5148 + 1);
+        // The empty buckets change no quantile (reported as HdrHistogram does: the lowest value of
+        // the bucket for the minimum, the highest for the maximum).
+        assert_eq!(rtts.quantiles_ms([0.0, 1.0]), [20.992, 44.031]);
     }
 
     #[test]
