@@ -13,6 +13,7 @@ pub mod cc;
 pub mod histogram;
 pub mod metrics;
 pub mod net;
+pub mod prefetch;
 pub mod results;
 pub mod scenario;
 pub mod sim;

@@ -16,6 +16,61 @@ use crate::time::SimTime;
 /// index; the engine itself never looks inside a packet, so it depends on no network type.
 pub type PacketId = u32;
 
+/// What a packet touches after it arrives off a wire: the next channel, or the TCP sender or
+/// receiver of its flow at its destination. Arrival events carry it so that the event loop can
+/// start loading that state one event ahead (`Simulation::prefetch_upcoming`); it decides
+/// nothing. Two tag bits and a 30-bit index, to keep an event 16 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NextHop(u32);
+
+impl NextHop {
+    const INDEX_BITS: u32 = 30;
+    const INDEX_MASK: u32 = (1 << Self::INDEX_BITS) - 1;
+    const CHANNEL: u32 = 1;
+    const TCP_SENDER: u32 = 2;
+    const TCP_RECEIVER: u32 = 3;
+    /// Not known (a packet that waited in an AQM's queue, a UDP datagram at its destination).
+    pub const UNKNOWN: NextHop = NextHop(0);
+
+    fn tagged(tag: u32, index: u32) -> Self {
+        // Beyond 2^30 channels or flows the hint is only lost, never wrong.
+        if index > Self::INDEX_MASK {
+            return Self::UNKNOWN;
+        }
+        NextHop(tag << Self::INDEX_BITS | index)
+    }
+
+    pub fn channel(index: u32) -> Self {
+        Self::tagged(Self::CHANNEL, index)
+    }
+
+    pub fn tcp_sender(flow: u32) -> Self {
+        Self::tagged(Self::TCP_SENDER, flow)
+    }
+
+    pub fn tcp_receiver(flow: u32) -> Self {
+        Self::tagged(Self::TCP_RECEIVER, flow)
+    }
+
+    /// What the packet touches next, and its index among channels or TCP flows.
+    pub fn target(self) -> Option<(NextHopKind, u32)> {
+        let index = self.0 & Self::INDEX_MASK;
+        match self.0 >> Self::INDEX_BITS {
+            Self::CHANNEL => Some((NextHopKind::Channel, index)),
+            Self::TCP_SENDER => Some((NextHopKind::TcpSender, index)),
+            Self::TCP_RECEIVER => Some((NextHopKind::TcpReceiver, index)),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextHopKind {
+    Channel,
+    TcpSender,
+    TcpReceiver,
+}
+
 /// Everything that can happen in a simulation. Small and `Copy`: packets travel by arena index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -24,6 +79,9 @@ pub enum Event {
     /// head (see `Channel::on_head_arrival`).
     WireArrival {
         channel: u32,
+        /// The head packet, and what it touches after it arrives (both for prefetching only).
+        packet: PacketId,
+        next_hop: NextHop,
     },
     /// A packet that overtook others on the wire (jitter that reorders, or a delay that dropped)
     /// arrives at the channel's far node; it travels outside the channel's in-order queue.
@@ -122,16 +180,43 @@ impl Ord for Scheduled {
     }
 }
 
+/// Which heap of the event queue an event waits in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lane {
+    /// A link's wire or transmitter: at most one event per channel (plus reordered packets), and
+    /// most events of a run.
+    Links,
+    /// Everything else: endpoints' timers, applications, samples, scheduled link changes.
+    Others,
+}
+
+impl Event {
+    fn lane(&self) -> Lane {
+        match self {
+            Event::WireArrival { .. } | Event::Arrival { .. } | Event::TransmitterFree { .. } => Lane::Links,
+            _ => Lane::Others,
+        }
+    }
+}
+
 /// The future event list. Ties in time are broken by insertion order (FIFO), which together with
 /// seeded RNG streams makes every run reproducible byte for byte.
+///
+/// Two heaps hold the events, and the earlier of their two tops runs next, so the order is that of
+/// one heap. Why two: the endpoints' timers are many and mostly far ahead (a 10,000-flow dumbbell
+/// keeps about 30,000 retransmission and delayed-ACK timer events, stale ones included, against
+/// about 600 link events), and a binary heap's pop walks to its bottom, so in one heap every link
+/// event paid some 15 levels of a 1-MB heap, out of cache. Timers now pay that only when they
+/// are scheduled or run.
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Scheduled>,
-    /// The event `pop_until` returned last is still the heap's top: the first event its handler
-    /// schedules takes its slot, one sift down instead of a pop and a push (most handlers schedule
-    /// at least one event; at 100 flows the heap was a third of the run). The next `pop_until`
-    /// removes it if nothing took its slot.
-    top_taken: bool,
+    links: BinaryHeap<Scheduled>,
+    others: BinaryHeap<Scheduled>,
+    /// The event `pop_until` returned last is still the top of this lane's heap: the first event
+    /// its handler schedules in the same lane takes its slot, one sift down instead of a pop and
+    /// a push (most handlers schedule at least one event; at 100 flows the heap was a third of the
+    /// run). The next `pop_until` removes it if nothing took its slot.
+    taken: Option<Lane>,
     next_sequence: u64,
     now: SimTime,
     processed: u64,
@@ -172,38 +257,74 @@ impl EventQueue {
     pub fn schedule_reserved(&mut self, time: SimTime, sequence: u64, event: Event) {
         let time = time.max(self.now);
         let entry = Scheduled { key: ((time as u128) << 64) | sequence as u128, event };
-        if std::mem::take(&mut self.top_taken) {
-            // Replacing the root and sifting it down leaves a valid heap whatever the new key, and
-            // keys are unique, so events pop in the same order as after a pop and a push.
-            *self.heap.peek_mut().expect("the taken event is still in the heap") = entry;
+        let lane = event.lane();
+        if self.taken == Some(lane) {
+            // Replacing the root and sifting it down leaves a valid heap whatever the new key,
+            // and keys are unique, so events pop in the same order as after a pop and a push.
+            self.taken = None;
+            *self.heap_mut(lane).peek_mut().expect("the taken event is still in its heap") = entry;
         } else {
-            self.heap.push(entry);
+            // The other heap's taken root stays until an event of its own lane replaces it.
+            self.heap_mut(lane).push(entry);
+        }
+    }
+
+    fn heap_mut(&mut self, lane: Lane) -> &mut BinaryHeap<Scheduled> {
+        match lane {
+            Lane::Links => &mut self.links,
+            Lane::Others => &mut self.others,
         }
     }
 
     /// Removes the event `pop_until` returned last if no event took its slot.
     fn discard_taken(&mut self) {
-        if std::mem::take(&mut self.top_taken) {
-            self.heap.pop();
+        if let Some(taken) = self.taken.take() {
+            self.heap_mut(taken).pop();
+        }
+    }
+
+    /// The lane whose top runs next (keys are unique, so there is never a tie).
+    fn next_lane(&self) -> Option<(Lane, &Scheduled)> {
+        match (self.links.peek(), self.others.peek()) {
+            (Some(link), Some(other)) if other.key < link.key => Some((Lane::Others, other)),
+            (Some(link), _) => Some((Lane::Links, link)),
+            (None, other) => other.map(|other| (Lane::Others, other)),
         }
     }
 
     pub fn peek_time(&mut self) -> Option<SimTime> {
         self.discard_taken();
-        self.heap.peek().map(Scheduled::time)
+        self.next_lane().map(|(_, next)| next.time())
     }
 
     /// Takes the next event if it is due at or before `limit`, advancing the clock to its time.
     pub fn pop_until(&mut self, limit: SimTime) -> Option<Event> {
         self.discard_taken();
-        let next = self.heap.peek()?;
+        let (lane, next) = self.next_lane()?;
         if next.time() > limit {
             return None;
         }
-        self.now = next.time();
+        let (time, event) = (next.time(), next.event);
+        self.now = time;
         self.processed += 1;
-        self.top_taken = true;
-        Some(next.event)
+        self.taken = Some(lane);
+        Some(event)
+    }
+
+    /// The link event likely to run after the one `pop_until` returned last: the smaller child
+    /// of the top in the link heap (or its top, when the event taken was not a link's). A
+    /// handler may still schedule something earlier, so this only serves prefetching.
+    pub fn upcoming_link_event(&self) -> Option<Event> {
+        let heap = self.links.as_slice();
+        let next = if self.taken == Some(Lane::Links) {
+            match (heap.get(1), heap.get(2)) {
+                (Some(left), Some(right)) => Some(if left.key < right.key { left } else { right }),
+                (left, _) => left,
+            }
+        } else {
+            heap.first()
+        };
+        next.map(|scheduled| scheduled.event)
     }
 
     /// Moves the clock forward to `time` when nothing is left to do before it.
@@ -273,7 +394,15 @@ mod tests {
     fn events_scheduled_by_a_handler_pop_in_time_and_sequence_order() {
         // Handlers that schedule none, one and several events, some with a sequence reserved
         // before the event that schedules them (as channels do). A sorted map of (time,
-        // sequence) is the reference: the queue must pop exactly its order.
+        // sequence) is the reference: the queue must pop exactly its order. A third of the events
+        // wait in the others' heap, the rest in the links' heap, interleaved.
+        let event_for = |id: u32| {
+            if id.is_multiple_of(3) {
+                Event::FlowStart { flow: id }
+            } else {
+                Event::TransmitterFree { channel: id }
+            }
+        };
         let mut queue = EventQueue::new();
         let mut reference = std::collections::BTreeMap::new();
         let mut next_sequence = 0u64;
@@ -282,15 +411,15 @@ mod tests {
         let mut id = 0u32;
         for _ in 0..20 {
             let at = rng.next_u64() % 50;
-            queue.schedule(at, Event::FlowStart { flow: id });
-            reference.insert((at, next_sequence), id);
+            queue.schedule(at, event_for(id));
+            reference.insert((at, next_sequence), event_for(id));
             next_sequence += 1;
             id += 1;
         }
         let mut handled = 0;
         while let Some(event) = queue.pop_until(u64::MAX) {
             let ((at, _), expected) = reference.pop_first().expect("the reference has an event too");
-            assert_eq!((queue.now(), event), (at, Event::FlowStart { flow: expected }));
+            assert_eq!((queue.now(), event), (at, expected));
             handled += 1;
             if handled > 2_000 {
                 continue;
@@ -303,20 +432,31 @@ mod tests {
                 let at = at + rng.next_u64() % 3;
                 let sequence = match reserved.pop() {
                     Some(sequence) => {
-                        queue.schedule_reserved(at, sequence, Event::FlowStart { flow: id });
+                        queue.schedule_reserved(at, sequence, event_for(id));
                         sequence
                     }
                     None => {
-                        queue.schedule(at, Event::FlowStart { flow: id });
+                        queue.schedule(at, event_for(id));
                         next_sequence += 1;
                         next_sequence - 1
                     }
                 };
-                reference.insert((at, sequence), id);
+                reference.insert((at, sequence), event_for(id));
                 id += 1;
             }
         }
         assert!(handled > 2_000 && reference.is_empty());
+    }
+
+    #[test]
+    fn a_next_hop_keeps_its_kind_and_index_and_is_unknown_beyond_30_bits() {
+        assert_eq!(NextHop::channel(0).target(), Some((NextHopKind::Channel, 0)));
+        assert_eq!(NextHop::tcp_sender(7).target(), Some((NextHopKind::TcpSender, 7)));
+        let largest = (1 << 30) - 1;
+        assert_eq!(NextHop::tcp_receiver(largest).target(), Some((NextHopKind::TcpReceiver, largest)));
+        assert_eq!(NextHop::channel(1 << 30), NextHop::UNKNOWN);
+        assert_eq!(NextHop::UNKNOWN.target(), None);
+        assert_eq!(std::mem::size_of::<Event>(), 16);
     }
 
     #[test]

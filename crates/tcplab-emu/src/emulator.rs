@@ -19,7 +19,7 @@ use tcplab_core::metrics::{link_table, TimeSeries};
 use tcplab_core::net::packet::{Ecn, Packet, PacketId, PacketKind, PacketPool};
 use tcplab_core::net::topology::NO_ROUTE;
 use tcplab_core::results::Table;
-use tcplab_core::sim::Event;
+use tcplab_core::sim::{Event, NextHop};
 use tcplab_core::simulation::{sample_queues, FlowEnds, LinkNetwork};
 use tcplab_core::time::{SimDuration, SimTime};
 use tcplab_core::{Scenario, ScenarioError, Simulation};
@@ -197,7 +197,7 @@ impl LinkEmulator {
     fn dispatch(&mut self, event: Event, epoch_ns: u64) {
         let channels = &mut self.links.network.channels;
         match event {
-            Event::WireArrival { channel: index } => {
+            Event::WireArrival { channel: index, .. } => {
                 let packet = channels[index as usize].on_head_arrival(index, &self.pool, &mut self.links.events);
                 self.arrive(index, packet, epoch_ns);
             }
@@ -247,7 +247,13 @@ impl LinkEmulator {
             self.pool.release(packet);
             return;
         }
-        self.links.network.channels[channel as usize].offer(channel, packet, &mut self.pool, &mut self.links.events);
+        self.links.network.channels[channel as usize].offer(
+            channel,
+            packet,
+            NextHop::UNKNOWN,
+            &mut self.pool,
+            &mut self.links.events,
+        );
     }
 
     fn deliver(&mut self, node: u32, packet: PacketId) {

@@ -8,7 +8,7 @@ use rand::Rng;
 
 use super::channel_setup::{build_queue, configure_direction, load_trace};
 use super::flows::{connection_endpoints, Restart, TcpFlow, UdpFlow};
-use super::Simulation;
+use super::{Simulation, PREFETCH_AHEAD_ABOVE_BYTES};
 use crate::cc::{self, ConnectionInfo};
 use crate::metrics::TimeSeries;
 use crate::net::channel::Channel;
@@ -92,6 +92,8 @@ impl Simulation {
             transmitted_at_last_sample: Vec::new(),
             channel_labels: builder.channel_labels,
             unroutable_packets: 0,
+            tcp_first_hops: Vec::new(),
+            prefetch_ahead: false,
             stale_packets: 0,
             // The flows stay in `plans`; the full scenario is stored once they are built.
             scenario: Scenario { flows: vec![], ..scenario.clone() },
@@ -99,6 +101,12 @@ impl Simulation {
         for (id, plan) in plans.iter().enumerate() {
             simulation.add_flow(id, plan, paths.base_rtts[id])?;
         }
+        let network = &simulation.network;
+        simulation.tcp_first_hops =
+            simulation.tcp.iter().map(|f| [network.route(f.source, f.sink), network.route(f.sink, f.source)]).collect();
+        let state_bytes = simulation.tcp.len() * std::mem::size_of::<TcpFlow>()
+            + network.channels.len() * std::mem::size_of::<Channel>();
+        simulation.prefetch_ahead = state_bytes > PREFETCH_AHEAD_ABOVE_BYTES;
         schedule_link_changes(&simulation.network, &mut simulation.events);
         simulation.scenario = scenario;
         simulation.events.schedule(0, Event::Sample);

@@ -28,10 +28,16 @@ use crate::net::packet::{Packet, PacketId, PacketKind, PacketPool};
 use crate::net::topology::{Network, NO_ROUTE};
 use crate::results::Results;
 use crate::scenario::Scenario;
-use crate::sim::{Event, EventQueue};
+use crate::sim::{Event, EventQueue, NextHop, NextHopKind};
 use crate::tcp::EndpointContext;
 use crate::time::{SimDuration, SimTime};
 use flows::{TcpFlow, UdpFlow};
+
+/// The size of the flows' and links' state above which the event loop prefetches for the next
+/// event: about the last-level cache of a server. Measured on the scale benchmark (a 32-MB L3):
+/// 10,000 flows (48 MB of state) run 10% faster with it, 100 and 1,000 flows (0.5 and 4.8 MB,
+/// cached) 7% and 13% slower, paying for hints about data that was in the cache anyway.
+const PREFETCH_AHEAD_ABOVE_BYTES: usize = 16 << 20;
 
 pub struct Simulation {
     scenario: Scenario,
@@ -49,6 +55,11 @@ pub struct Simulation {
     /// Channel index -> (link name, "forward"/"reverse"), for reports.
     channel_labels: Vec<(String, &'static str)>,
     unroutable_packets: u64,
+    /// Per TCP flow, the first channel of its data (from the sender) and of its ACKs (from the
+    /// receiver), or NO_ROUTE: what an endpoint's packets touch first, for prefetching.
+    tcp_first_hops: Vec<[u32; 2]>,
+    /// Whether the event loop prefetches for the next event (`prefetch_upcoming`).
+    prefetch_ahead: bool,
     /// Packets of an earlier connection of a restarting flow, discarded where they arrived.
     stale_packets: u64,
 }
@@ -74,6 +85,9 @@ impl Simulation {
     pub fn run_until(&mut self, until: SimTime) {
         let limit = until.min(self.end);
         while let Some(event) = self.events.pop_until(limit) {
+            if self.prefetch_ahead {
+                self.prefetch_upcoming();
+            }
             self.dispatch(event);
         }
         self.events.advance_to(limit);
@@ -108,9 +122,41 @@ impl Simulation {
         self.pool.live()
     }
 
+    /// At 10,000 flows the channel, packet and flow an event touches have left the caches since
+    /// they were last used, and each first touch waited for memory: the loads for the next link
+    /// event start now, while this one runs. Only for networks whose state is far beyond the
+    /// caches (`PREFETCH_AHEAD_ABOVE_BYTES`).
+    fn prefetch_upcoming(&self) {
+        let Some(Event::WireArrival { channel, packet, next_hop }) = self.events.upcoming_link_event() else {
+            return;
+        };
+        let channels = &self.network.channels;
+        channels[channel as usize].prefetch_for_arrival();
+        self.pool.prefetch(packet);
+        let first_hop = match next_hop.target() {
+            Some((NextHopKind::Channel, index)) => Some(index),
+            Some((NextHopKind::TcpSender, flow)) => {
+                let flow = flow as usize;
+                crate::prefetch::prefetch(&self.tcp[flow].connection);
+                crate::prefetch::prefetch_all(&self.tcp[flow].sender);
+                Some(self.tcp_first_hops[flow][0])
+            }
+            Some((NextHopKind::TcpReceiver, flow)) => {
+                let flow = flow as usize;
+                crate::prefetch::prefetch(&self.tcp[flow].connection);
+                crate::prefetch::prefetch_all(&self.tcp[flow].receiver);
+                Some(self.tcp_first_hops[flow][1])
+            }
+            None => None,
+        };
+        if let Some(channel) = first_hop.and_then(|index| channels.get(index as usize)) {
+            channel.prefetch_for_offer();
+        }
+    }
+
     fn dispatch(&mut self, event: Event) {
         match event {
-            Event::WireArrival { channel: index } => {
+            Event::WireArrival { channel: index, .. } => {
                 let channel = &mut self.network.channels[index as usize];
                 let packet = channel.on_head_arrival(index, &self.pool, &mut self.events);
                 channel.stats.delivered_packets += 1;
@@ -189,7 +235,7 @@ impl Simulation {
 
     /// Moves a packet that is at `node` one step on, or hands it to its endpoint.
     fn forward(&mut self, node: u32, packet: PacketId) {
-        let destination = self.pool.get(packet).destination;
+        let Packet { destination, kind, flow, .. } = *self.pool.get(packet);
         if destination == node {
             self.deliver(packet);
             return;
@@ -200,7 +246,20 @@ impl Simulation {
             self.pool.release(packet);
             return;
         }
-        self.network.channels[channel as usize].offer(channel, packet, &mut self.pool, &mut self.events);
+        let next_hop =
+            if self.prefetch_ahead { self.hop_after(channel, destination, kind, flow) } else { NextHop::UNKNOWN };
+        self.network.channels[channel as usize].offer(channel, packet, next_hop, &mut self.pool, &mut self.events);
+    }
+
+    /// What a packet for `destination` touches once it has crossed `channel` (for prefetching).
+    fn hop_after(&self, channel: u32, destination: u32, kind: PacketKind, flow: u32) -> NextHop {
+        let to = self.network.channels[channel as usize].to;
+        match kind {
+            _ if to != destination => NextHop::channel(self.network.route(to, destination)),
+            PacketKind::TcpData => NextHop::tcp_receiver(flow),
+            PacketKind::TcpAck => NextHop::tcp_sender(flow),
+            PacketKind::Udp => NextHop::UNKNOWN,
+        }
     }
 
     /// Hands a packet to its endpoint. The endpoint reads it where it lies in the pool (a copy
