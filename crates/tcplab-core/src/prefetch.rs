@@ -1,25 +1,37 @@
 //! Cache prefetch hints. A hint changes no result: it only asks the CPU to start loading a cache
 //! line that the simulation will read soon, so that the load overlaps other work.
 
-/// Starts loading the cache line that holds `value`.
+/// Starts loading the cache line that holds `address`; any address is allowed (a prefetch never
+/// faults), but a useful one lies within a live value.
 #[inline]
-pub fn prefetch<T>(value: &T) {
+pub fn prefetch_address(address: *const u8) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch is only a hint, and the address is that of a live reference.
-        unsafe { _mm_prefetch(value as *const T as *const i8, _MM_HINT_T0) };
+        // SAFETY: a prefetch is only a hint: it reads nothing the program sees and never faults.
+        unsafe { _mm_prefetch(address as *const i8, _MM_HINT_T0) };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
+    let _ = address;
+}
+
+/// Starts loading the cache line that holds `value`.
+#[inline]
+pub fn prefetch<T>(value: &T) {
+    prefetch_address(value as *const T as *const u8);
+}
+
+/// Starts loading the cache lines of `value` that hold its first `bytes` bytes.
+#[inline]
+pub fn prefetch_first_bytes<T>(value: &T, bytes: usize) {
+    let start = value as *const T as *const u8;
+    for offset in (0..bytes.min(std::mem::size_of::<T>())).step_by(64) {
+        prefetch_address(start.wrapping_add(offset));
+    }
 }
 
 /// Starts loading every cache line of `value`.
 #[inline]
 pub fn prefetch_all<T>(value: &T) {
-    let start = value as *const T as *const u8;
-    for offset in (0..std::mem::size_of::<T>()).step_by(64) {
-        // SAFETY: the address lies within `value`; `prefetch` only reads it as a hint.
-        prefetch(unsafe { &*start.add(offset) });
-    }
+    prefetch_first_bytes(value, std::mem::size_of::<T>());
 }

@@ -29,7 +29,8 @@ impl NextHop {
     const CHANNEL: u32 = 1;
     const TCP_SENDER: u32 = 2;
     const TCP_RECEIVER: u32 = 3;
-    /// Not known (a packet that waited in an AQM's queue, a UDP datagram at its destination).
+    /// Not known: a packet that waited in an AQM's queue, a UDP datagram at its destination, and
+    /// every packet when the event loop does not prefetch.
     pub const UNKNOWN: NextHop = NextHop(0);
 
     fn tagged(tag: u32, index: u32) -> Self {

@@ -135,18 +135,9 @@ impl PacketPool {
     /// 100 flows; a hint issued one packet ahead hides it. Changes no result.
     #[inline]
     pub fn prefetch(&self, id: PacketId) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(slot) = self.slots.get(id as usize) {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let start = slot as *const Packet as *const i8;
-            // Every 64-byte cache line the packet spans.
-            for offset in (0..std::mem::size_of::<Packet>()).step_by(64) {
-                // SAFETY: a prefetch is only a hint; the address lies within `slot`.
-                unsafe { _mm_prefetch(start.add(offset), _MM_HINT_T0) };
-            }
+            crate::prefetch::prefetch_all(slot);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = id;
     }
 
     /// Returns a slot to the pool; the id must not be used again.
