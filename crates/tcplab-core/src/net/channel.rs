@@ -175,43 +175,51 @@ pub struct ChannelStats {
 }
 
 /// The fields are in a fixed order (`repr(C)`), hot first: the first two cache lines hold what
-/// every packet's offer and arrival read and write on a drop-tail link, the next five the
-/// features that path checks and the counters it moves, so that at 10,000 flows (40,000 link
-/// directions, far beyond the caches) an offer reads seven adjacent lines and an arrival three,
-/// which the event loop prefetches one event ahead (`prefetch_for_offer`, `prefetch_for_arrival`).
+/// every packet's offer and arrival read and write on a drop-tail link, the next three the
+/// counters they move, so that at 10,000 flows (40,000 link directions, far beyond the caches) an
+/// offer reads five adjacent lines and an arrival three, which the event loop prefetches one
+/// event ahead (`prefetch_for_offer`, `prefetch_for_arrival`). The features a packet's path
+/// depends on (loss, jitter, outages, captures, a trace, a rate schedule, RDC stamping) are set
+/// through methods that keep two summaries in the first line up to date (`refresh_paths`), so
+/// that the path checks those, not the features' own fields.
 #[repr(C, align(64))]
 pub struct Channel {
     busy_until: SimTime,
     last_arrival: SimTime,
     pub rate_bps: u64,
     pub delay: SimDuration,
-    /// Bytes in `waiting`.
-    waiting_bytes: u64,
     pub from: u32,
     pub to: u32,
-    /// `queue.fifo_limit()`: a plain drop-tail FIFO, which this channel can send lazily.
-    fifo_limit: Option<QueueLimit>,
+    /// The drop-tail limit when this channel sends lazily: a plain drop-tail FIFO in front of a
+    /// transmitter whose rate never changes and which stamps nothing, so that each packet's start
+    /// is known when it is queued (None otherwise).
+    lazy_limit: Option<QueueLimit>,
+    /// No capture, outage, loss model or jitter: a packet goes onto the wire as it is.
+    plain_wire: bool,
+    /// Exact RDC: stamp each packet with the delay a large FIFO at this rate would give it.
+    rdc_stamp: bool,
+    wakeup_pending: bool,
     /// Packets on the wire in arrival order: (arrival time, event sequence, packet, what the
     /// packet touches after it arrives).
     in_flight: VecDeque<(SimTime, u64, PacketId, NextHop)>,
     /// Sending lazily: packets accepted and already put on the wire whose transmission has not
-    /// started yet (they are the queue).
+    /// started yet (they are the queue), and their bytes.
     waiting: VecDeque<Waiting>,
-    /// Exact RDC: stamp each packet with the delay a large FIFO at this rate would give it.
-    pub rdc_stamp: bool,
-    wakeup_pending: bool,
-    pub outages: Vec<Outage>,
-    /// (time, new rate) pairs applied by `RateChange` events, and (time, new delay) pairs
-    /// applied by `DelayChange` events.
-    pub rate_schedule: Vec<(SimTime, u64)>,
-    /// `simulation.capture`: every packet this direction transmitted, with the time it started.
-    pub capture: Option<Vec<(SimTime, Packet)>>,
+    waiting_bytes: u64,
     pub stats: ChannelStats,
-    pub loss: LossModel,
-    pub jitter: Option<Jitter>,
+    /// `queue.fifo_limit()`: a plain drop-tail FIFO, which this channel may send lazily.
+    fifo_limit: Option<QueueLimit>,
+    outages: Vec<Outage>,
+    /// (time, new rate) pairs applied by `RateChange` events.
+    rate_schedule: Vec<(SimTime, u64)>,
+    /// `simulation.capture`: every packet this direction transmitted, with the time it started.
+    capture: Option<Vec<(SimTime, Packet)>>,
+    loss: LossModel,
+    jitter: Option<Jitter>,
     /// Deliver only at a trace's opportunities instead of at `rate_bps`.
-    pub trace: Option<DeliveryTrace>,
+    trace: Option<DeliveryTrace>,
     queue: Box<dyn QueueDiscipline>,
+    /// (time, new delay) pairs applied by `DelayChange` events.
     pub delay_schedule: Vec<(SimTime, SimDuration)>,
     rng: SimRng,
     /// Exact RDC's virtual FIFO: its backlog in bits, and when it was last drained.
@@ -242,6 +250,8 @@ impl Channel {
             to,
             rate_bps,
             delay,
+            lazy_limit: queue.fifo_limit(),
+            plain_wire: true,
             fifo_limit: queue.fifo_limit(),
             waiting: VecDeque::new(),
             waiting_bytes: 0,
@@ -275,6 +285,62 @@ impl Channel {
     pub fn install_queue(&mut self, queue: Box<dyn QueueDiscipline>) {
         self.fifo_limit = queue.fifo_limit();
         self.queue = queue;
+        self.refresh_paths();
+    }
+
+    pub fn set_loss(&mut self, loss: LossModel) {
+        self.loss = loss;
+        self.refresh_paths();
+    }
+
+    pub fn set_jitter(&mut self, jitter: Jitter) {
+        self.jitter = Some(jitter);
+        self.refresh_paths();
+    }
+
+    pub fn set_outages(&mut self, outages: Vec<Outage>) {
+        self.outages = outages;
+        self.refresh_paths();
+    }
+
+    pub fn set_rate_schedule(&mut self, schedule: Vec<(SimTime, u64)>) {
+        self.rate_schedule = schedule;
+        self.refresh_paths();
+    }
+
+    pub fn rate_schedule(&self) -> &[(SimTime, u64)] {
+        &self.rate_schedule
+    }
+
+    pub fn set_trace(&mut self, trace: DeliveryTrace) {
+        self.trace = Some(trace);
+        self.refresh_paths();
+    }
+
+    pub fn set_rdc_stamp(&mut self, stamp: bool) {
+        self.rdc_stamp = stamp;
+        self.refresh_paths();
+    }
+
+    /// Keeps every packet this direction transmits, from now on (`captured`).
+    pub fn start_capture(&mut self) {
+        self.capture.get_or_insert_with(Vec::new);
+        self.refresh_paths();
+    }
+
+    /// The packets captured, with the times their transmissions started, if capturing.
+    pub fn captured(&self) -> Option<&[(SimTime, Packet)]> {
+        self.capture.as_deref()
+    }
+
+    /// Brings the two path summaries up to date after a feature changed.
+    fn refresh_paths(&mut self) {
+        self.lazy_limit =
+            self.fifo_limit.filter(|_| self.trace.is_none() && self.rate_schedule.is_empty() && !self.rdc_stamp);
+        self.plain_wire = self.capture.is_none()
+            && self.outages.is_empty()
+            && matches!(self.loss, LossModel::None)
+            && self.jitter.is_none();
     }
 
     /// A packet wants to leave through this channel; `next_hop` is what it touches after it
@@ -300,7 +366,7 @@ impl Channel {
             self.virtual_backlog_bits += pool.get(packet).wire_bytes as f64 * 8.0;
             pool.get_mut(packet).virtual_wait = wait;
         }
-        if let Some(limit) = self.lazy_fifo_limit() {
+        if let Some(limit) = self.lazy_limit {
             self.offer_to_lazy_fifo(index, (packet, next_hop), limit, pool, events);
             return;
         }
@@ -395,19 +461,17 @@ impl Channel {
         pool: &mut PacketPool,
         events: &mut EventQueue,
     ) -> bool {
-        if let Some(captured) = &mut self.capture {
-            captured.push((start, *pool.get(packet)));
-        }
-        let in_outage = self.outages.iter().any(|o| start >= o.start && start < o.end);
-        if in_outage || self.loss.loses(&mut self.rng) {
+        if !self.plain_wire && self.lost_on_the_wire(start, pool.get(packet)) {
             pool.discard(packet);
             return true;
         }
         let mut arrival = self.busy_until + self.delay;
-        if let Some(jitter) = &mut self.jitter {
-            arrival += jitter.sample(&mut self.rng, self.busy_until);
-            if !jitter.reorder {
-                arrival = arrival.max(self.last_arrival);
+        if !self.plain_wire {
+            if let Some(jitter) = &mut self.jitter {
+                arrival += jitter.sample(&mut self.rng, self.busy_until);
+                if !jitter.reorder {
+                    arrival = arrival.max(self.last_arrival);
+                }
             }
         }
         self.last_arrival = arrival;
@@ -430,11 +494,13 @@ impl Channel {
         false
     }
 
-    /// The limit of a queue this channel sends from lazily: a plain drop-tail FIFO in front of a
-    /// transmitter whose rate never changes and which stamps nothing, so that each packet's start
-    /// is known when it is queued (None otherwise).
-    fn lazy_fifo_limit(&self) -> Option<QueueLimit> {
-        self.fifo_limit.filter(|_| self.trace.is_none() && self.rate_schedule.is_empty() && !self.rdc_stamp)
+    /// Captures the packet, and draws whether an outage or the loss model loses it.
+    fn lost_on_the_wire(&mut self, start: SimTime, packet: &Packet) -> bool {
+        if let Some(captured) = &mut self.capture {
+            captured.push((start, *packet));
+        }
+        let in_outage = self.outages.iter().any(|o| start >= o.start && start < o.end);
+        in_outage || self.loss.loses(&mut self.rng)
     }
 
     /// A drop-tail FIFO with a fixed-rate transmitter knows when a packet will start as it
@@ -490,7 +556,7 @@ impl Channel {
 
     /// Packets and bytes queued (waiting to be transmitted), as of the last `catch_up`.
     pub fn queued(&self) -> (u64, u64) {
-        if self.lazy_fifo_limit().is_some() {
+        if self.lazy_limit.is_some() {
             // Its queue discipline never holds a packet: asking it would load the boxed queue
             // for nothing, for each of 40,000 link directions at each sample at 10,000 flows.
             return (self.waiting.len() as u64, self.waiting_bytes);
@@ -517,10 +583,11 @@ impl Channel {
         crate::prefetch::prefetch(&self.stats.delivered_packets);
     }
 
-    /// Starts loading the cache lines a drop-tail offer reads: every line up to the loss model
-    /// and jitter, which `put_on_wire` checks.
+    /// Starts loading the cache lines a drop-tail offer reads: every line up to the end of the
+    /// counters.
     pub fn prefetch_for_offer(&self) {
-        crate::prefetch::prefetch_first_bytes(self, std::mem::offset_of!(Channel, jitter) + 1);
+        let hot = std::mem::offset_of!(Channel, stats) + std::mem::size_of::<ChannelStats>();
+        crate::prefetch::prefetch_first_bytes(self, hot);
     }
 }
 
@@ -545,7 +612,7 @@ mod tests {
             String::new(),
             rng_stream(1, 0, StreamKind::Channel, 0),
         );
-        channel.rdc_stamp = true;
+        channel.set_rdc_stamp(true);
         channel
     }
 

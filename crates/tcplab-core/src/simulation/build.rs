@@ -212,7 +212,7 @@ impl Simulation {
 /// back-end's link emulator's).
 pub(super) fn schedule_link_changes(network: &Network, events: &mut EventQueue) {
     for (index, channel) in network.channels.iter().enumerate() {
-        for (step, &(at, _)) in channel.rate_schedule.iter().enumerate() {
+        for (step, &(at, _)) in channel.rate_schedule().iter().enumerate() {
             events.schedule(at, Event::RateChange { channel: index as u32, index: step as u32 });
         }
         for (step, &(at, _)) in channel.delay_schedule.iter().enumerate() {
@@ -336,7 +336,7 @@ impl NetworkBuilder {
                 String::new(),
                 rng_stream(self.seed, self.run, StreamKind::Channel, first_index + offset as u64),
             );
-            channel.rdc_stamp = spec.rdc_stamp;
+            channel.set_rdc_stamp(spec.rdc_stamp);
             configure_direction(&mut channel, direction);
             channel
         });
@@ -375,7 +375,7 @@ impl NetworkBuilder {
             let mut found = false;
             for (channel, (name, label)) in self.network.channels.iter_mut().zip(&self.channel_labels) {
                 if name == link && direction.is_none_or(|d| d == *label) {
-                    channel.capture.get_or_insert_with(Vec::new);
+                    channel.start_capture();
                     found = true;
                 }
             }
@@ -398,7 +398,7 @@ impl NetworkBuilder {
             let (name, label) = &self.channel_labels[index];
             let key = format!("link '{name}' {label}.trace");
             let rng = rng_stream(self.seed, self.run, StreamKind::Trace, index as u64);
-            self.network.channels[index].trace = Some(load_trace(&spec, &key, rng, &mut files)?);
+            self.network.channels[index].set_trace(load_trace(&spec, &key, rng, &mut files)?);
         }
         Ok(())
     }

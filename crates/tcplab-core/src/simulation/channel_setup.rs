@@ -84,7 +84,7 @@ pub(super) fn build_queue(
 /// Loss, jitter, outages and rate changes of one channel.
 pub(super) fn configure_direction(channel: &mut Channel, spec: &DirectionSpec) {
     if let Some(loss) = &spec.loss {
-        channel.loss = match loss.model {
+        channel.set_loss(match loss.model {
             LossModelKind::Bernoulli => LossModel::Bernoulli { probability: loss.p.unwrap_or(0.0) },
             LossModelKind::GilbertElliott => LossModel::GilbertElliott {
                 good_to_bad: loss.p_good_to_bad.unwrap_or(0.0),
@@ -93,7 +93,7 @@ pub(super) fn configure_direction(channel: &mut Channel, spec: &DirectionSpec) {
                 loss_in_bad: loss.loss_in_bad.unwrap_or(1.0),
                 in_bad: false,
             },
-        };
+        });
     }
     if let Some(jitter) = &spec.jitter {
         let distribution = match jitter.distribution {
@@ -115,11 +115,12 @@ pub(super) fn configure_direction(channel: &mut Channel, spec: &DirectionSpec) {
                 max_retransmissions: jitter.max_retransmissions.unwrap_or(HARQ_DEFAULT_MAX_RETRANSMISSIONS),
             },
         };
-        channel.jitter = Some(Jitter { distribution, reorder: jitter.reorder });
+        channel.set_jitter(Jitter { distribution, reorder: jitter.reorder });
     }
-    channel.outages =
-        spec.outages.iter().map(|o| Outage { start: o.at.nanos(), end: o.at.nanos() + o.duration.nanos() }).collect();
-    channel.rate_schedule = spec.rate_schedule.iter().map(|s| (s.at.nanos(), s.rate.bps())).collect();
+    channel.set_outages(
+        spec.outages.iter().map(|o| Outage { start: o.at.nanos(), end: o.at.nanos() + o.duration.nanos() }).collect(),
+    );
+    channel.set_rate_schedule(spec.rate_schedule.iter().map(|s| (s.at.nanos(), s.rate.bps())).collect());
     channel.delay_schedule = spec.delay_schedule.iter().map(|s| (s.at.nanos(), s.delay.nanos())).collect();
 }
 

@@ -157,7 +157,7 @@ impl Simulation {
             .iter()
             .zip(&self.channel_labels)
             .filter_map(|(channel, (link, direction))| {
-                let packets = channel.capture.as_ref()?;
+                let packets = channel.captured()?;
                 Some((format!("{link}-{direction}.pcap"), pcap_bytes(packets, &endpoints)))
             })
             .collect()
