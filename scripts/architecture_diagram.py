@@ -19,7 +19,9 @@ from check_layout import ROOT, rust_layer_graph  # noqa: E402
 ROLES = {
     "time": "u64 ns, conversions",
     "units": "rates, sizes, buffers",
+    "prefetch": "cache prefetch hints",
     "sim": "event queue, RNG streams",
+    "histogram": "delay distributions, HDR buckets",
     "results": "output table shapes",
     "net": "packets, queues, links, routes",
     "cc": "algorithm trait + one file each",

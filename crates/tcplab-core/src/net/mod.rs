@@ -9,3 +9,4 @@ pub mod packet;
 pub mod queue;
 pub mod red;
 pub mod topology;
+pub mod wire;

@@ -4,12 +4,13 @@
 use std::collections::HashMap;
 
 use crate::net::cellular_trace;
-use crate::net::channel::{Channel, Drift, Jitter, JitterDistribution, LossModel, Outage};
+use crate::net::channel::Channel;
 use crate::net::codel::{Codel, CodelParams};
 use crate::net::delivery_trace::{read_mahimahi, DeliveryTrace};
 use crate::net::fq_codel::FqCodel;
 use crate::net::queue::{DropTail, QueueDiscipline, QueueLimit};
 use crate::net::red::{Red, RedParams};
+use crate::net::wire::{Drift, Jitter, JitterDistribution, LossModel, Outage};
 use crate::scenario::{DirectionSpec, JitterKind, LossModelKind, QueueKind, QueueSpec, ScenarioError, TraceSpec};
 use crate::sim::SimRng;
 use crate::units::Buffer;
