@@ -21,7 +21,7 @@ use etherparse::{EtherType, Ethernet2Header, IpEcn, IpNumber, Ipv4Header, TcpHea
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, TsResolution};
 
-use crate::net::packet::{Ecn, Packet, PacketKind, MAX_SACK_BLOCKS};
+use crate::net::packet::{Ecn, Packet, PacketKind};
 use crate::time::{SimTime, NANOS_PER_MILLI};
 
 /// The hosts of every flow, to give packets their addresses.
@@ -170,20 +170,17 @@ fn tcp_header(packet: &Packet, data: bool) -> TcpHeader {
         tcp.sequence_number = 1;
         tcp.acknowledgment_number = isn.wrapping_add(packet.ack as u32);
         tcp.ece = packet.ece;
-        let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
-        for (slot, block) in blocks.iter_mut().zip(packet.sack_blocks()) {
-            *slot = block;
-        }
-        if let Some((&first, rest)) = blocks[..packet.sack_count as usize].split_first() {
-            let to_wire = |(start, end): (u64, u64)| (isn.wrapping_add(start as u32), isn.wrapping_add(end as u32));
+        let to_wire = |(start, end): (u64, u64)| (isn.wrapping_add(start as u32), isn.wrapping_add(end as u32));
+        let mut blocks = packet.sack_blocks().map(to_wire);
+        if let Some(first) = blocks.next() {
             let mut more = [None; 3];
-            for (slot, &block) in more.iter_mut().zip(rest) {
-                *slot = Some(to_wire(block));
+            for (slot, block) in more.iter_mut().zip(blocks) {
+                *slot = Some(block);
             }
             options.extend([
                 TcpOptionElement::Noop,
                 TcpOptionElement::Noop,
-                TcpOptionElement::SelectiveAcknowledgement(to_wire(first), more),
+                TcpOptionElement::SelectiveAcknowledgement(first, more),
             ]);
         }
     }

@@ -85,8 +85,8 @@ impl TcpSpec {
     }
 }
 
-/// min RTO, initial RTO and max RTO in nanoseconds, checked against each other.
-/// At least one segment, at most the largest window TCP can advertise.
+/// The receive window in bytes: at least one segment, at most the largest window TCP can
+/// advertise.
 fn check_receive_window(full: &TcpSpec, mss: u64, key: &str) -> Result<u64, ScenarioError> {
     let receive_window = full.receive_window.expect("defaults fill every key").0;
     let why = if receive_window < mss {
@@ -99,6 +99,7 @@ fn check_receive_window(full: &TcpSpec, mss: u64, key: &str) -> Result<u64, Scen
     Err(ScenarioError::new(format!("{key}.receive_window"), why))
 }
 
+/// min RTO, initial RTO and max RTO in nanoseconds, checked against each other.
 fn check_timers(full: &TcpSpec, key: &str) -> Result<(u64, u64, u64), ScenarioError> {
     let get = |v: Option<Duration>| v.expect("defaults fill every key").nanos();
     let (min_rto, initial_rto, max_rto) = (get(full.min_rto), get(full.initial_rto), get(full.max_rto));

@@ -263,7 +263,7 @@ impl Simulation {
     }
 
     /// Hands a packet to its endpoint. The endpoint reads it where it lies in the pool (a copy
-    /// read all three of its cache lines; a data segment's fields fit in the first).
+    /// read both of its cache lines; a data segment's fields fit in the first).
     fn deliver(&mut self, id: PacketId) {
         let packet = self.pool.get(id);
         let (kind, flow) = (packet.kind, packet.flow as usize);
