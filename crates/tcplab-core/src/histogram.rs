@@ -124,8 +124,8 @@ impl Default for DelayHistogram {
 }
 
 impl DelayHistogram {
-    /// Counts one delay. Every packet a link sends and every RTT sample is recorded, so the
-    /// common case is inlined and the switch from list to counts is kept out of line.
+    /// Counts one delay. Every packet a link sends and every RTT sample is recorded, so counting
+    /// is inlined and listing, which only a distribution's first 511 samples take, is not.
     #[inline]
     pub fn record(&mut self, delay: SimDuration) {
         self.samples += 1;
@@ -138,19 +138,21 @@ impl DelayHistogram {
         let bucket = bucket_of(micros);
         match &mut self.buckets {
             Buckets::Counted(counted) => counted.add(bucket),
-            Buckets::Log(log) if log.len() + 1 < LOG_LIMIT => log.push(bucket),
-            Buckets::Log(_) => self.count_the_log(bucket),
+            Buckets::Log(_) => self.list(bucket),
         }
     }
 
-    /// The list is full: its buckets and `bucket` become counts.
-    #[cold]
-    fn count_the_log(&mut self, bucket: u32) {
-        if let Buckets::Log(log) = &self.buckets {
-            let mut counted = BucketCounts::from_log(log);
-            counted.add(bucket);
-            self.buckets = Buckets::Counted(counted);
+    /// Adds `bucket` to the list, or counts the list and `bucket` when the list is full.
+    #[inline(never)]
+    fn list(&mut self, bucket: u32) {
+        let Buckets::Log(log) = &mut self.buckets else { unreachable!("only a listing histogram lists") };
+        if log.len() + 1 < LOG_LIMIT {
+            log.push(bucket);
+            return;
         }
+        let mut counted = BucketCounts::from_log(log);
+        counted.add(bucket);
+        self.buckets = Buckets::Counted(counted);
     }
 
     /// The counts, built from the list while the samples are still listed.
