@@ -163,6 +163,15 @@ impl DelayHistogram {
         }
     }
 
+    /// Where the next `record` of a delay of a microsecond or more writes while the samples are
+    /// listed (None once they are counted: the bucket depends on the delay), for prefetching.
+    pub fn next_listed_address(&self) -> crate::prefetch::Hint {
+        match &self.buckets {
+            Buckets::Log(log) => crate::prefetch::hint(log.as_ptr().wrapping_add(log.len())),
+            Buckets::Counted(_) => None,
+        }
+    }
+
     pub fn len(&self) -> u64 {
         self.samples
     }
@@ -337,6 +346,19 @@ mod tests {
         for quantile in [0.0, 0.5, 0.99, 1.0] {
             assert_eq!(histogram.quantile_ms(quantile), reference.value_at_quantile(quantile) as f64 / 1000.0);
         }
+    }
+
+    #[test]
+    fn the_next_listed_address_is_one_past_the_list_until_the_samples_are_counted() {
+        let mut rtts = DelayHistogram::default();
+        rtts.record(0);
+        rtts.record(20 * NANOS_PER_MILLI);
+        let Buckets::Log(log) = &rtts.buckets else { panic!("one sample is listed") };
+        assert_eq!(rtts.next_listed_address().map(|a| a.get()), Some(log.as_ptr_range().end as usize));
+        for _ in 0..LOG_LIMIT {
+            rtts.record(20 * NANOS_PER_MILLI);
+        }
+        assert_eq!(rtts.next_listed_address(), None);
     }
 
     #[test]

@@ -15,6 +15,24 @@ pub fn prefetch_address(address: *const u8) {
     let _ = address;
 }
 
+/// The address of something a later event will likely read, kept as a hint to prefetch it then
+/// (None: nothing to prefetch). Only an address: it may have been freed or moved by then, which
+/// a prefetch tolerates.
+pub type Hint = Option<std::num::NonZeroUsize>;
+
+/// The hint for `value`'s address.
+pub fn hint<T: ?Sized>(value: *const T) -> Hint {
+    std::num::NonZeroUsize::new(value as *const u8 as usize)
+}
+
+/// Starts loading the cache line a hint gives, if any.
+#[inline]
+pub fn prefetch_hint(hint: Hint) {
+    if let Some(address) = hint {
+        prefetch_address(address.get() as *const u8);
+    }
+}
+
 /// Starts loading the cache line that holds `value`.
 #[inline]
 pub fn prefetch<T>(value: &T) {

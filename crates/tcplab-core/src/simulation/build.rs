@@ -8,7 +8,7 @@ use rand::Rng;
 
 use super::channel_setup::{build_queue, configure_direction, load_trace};
 use super::flows::{connection_endpoints, Restart, TcpFlow, UdpFlow};
-use super::{Simulation, PREFETCH_AHEAD_ABOVE_BYTES};
+use super::{FlowHints, Simulation, PREFETCH_AHEAD_ABOVE_BYTES};
 use crate::cc::{self, ConnectionInfo};
 use crate::metrics::TimeSeries;
 use crate::net::channel::Channel;
@@ -92,7 +92,7 @@ impl Simulation {
             transmitted_at_last_sample: Vec::new(),
             channel_labels: builder.channel_labels,
             unroutable_packets: 0,
-            tcp_first_hops: Vec::new(),
+            tcp_hints: Vec::new(),
             prefetch_ahead: false,
             stale_packets: 0,
             // The flows stay in `plans`; the full scenario is stored once they are built.
@@ -102,8 +102,14 @@ impl Simulation {
             simulation.add_flow(id, plan, paths.base_rtts[id])?;
         }
         let network = &simulation.network;
-        simulation.tcp_first_hops =
-            simulation.tcp.iter().map(|f| [network.route(f.source, f.sink), network.route(f.sink, f.source)]).collect();
+        simulation.tcp_hints = simulation
+            .tcp
+            .iter()
+            .map(|f| FlowHints {
+                first_hops: [network.route(f.source, f.sink), network.route(f.sink, f.source)],
+                ..FlowHints::default()
+            })
+            .collect();
         let state_bytes = simulation.tcp.len() * std::mem::size_of::<TcpFlow>()
             + network.channels.len() * std::mem::size_of::<Channel>();
         simulation.prefetch_ahead = state_bytes > PREFETCH_AHEAD_ABOVE_BYTES;

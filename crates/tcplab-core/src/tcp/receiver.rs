@@ -138,6 +138,12 @@ pub struct TcpReceiver {
 }
 
 impl TcpReceiver {
+    /// Memory outside this struct that the next data segment is likely to touch: where its
+    /// one-way delay goes (a hint for `Simulation::prefetch_upcoming`).
+    pub fn memory_hint(&self) -> crate::prefetch::Hint {
+        self.stats.one_way_delay.next_listed_address()
+    }
+
     pub fn new(flow: u32, destination: u32, config: TcpConfig) -> Self {
         Self {
             flow,

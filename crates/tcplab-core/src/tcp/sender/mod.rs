@@ -33,6 +33,7 @@ use std::collections::VecDeque;
 use crate::cc::CongestionControl;
 use crate::histogram::DelayHistogram;
 use crate::net::packet::{Ecn, Packet, PacketKind, MAX_SACK_BLOCKS};
+use crate::prefetch::{hint, Hint};
 use crate::tcp::prr::Prr;
 use crate::tcp::rack::Rack;
 use crate::tcp::rtt::RttEstimator;
@@ -197,6 +198,22 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
+    /// Memory outside this struct that the next ACK is likely to touch: the oldest unacknowledged
+    /// segment on the scoreboard, the slot the next new segment goes to, the algorithm's state
+    /// and where the next RTT sample goes. The event loop prefetches them
+    /// (`Simulation::prefetch_upcoming`); they only serve as hints.
+    pub fn memory_hints(&self) -> [Hint; 4] {
+        let (older, newer) = self.segments.as_slices();
+        // One past the newest segment: where the next goes, unless the ring wraps there.
+        let newest = if newer.is_empty() { older } else { newer };
+        [
+            self.segments.front().and_then(|segment| hint(segment)),
+            hint(newest.as_ptr_range().end),
+            hint(&*self.cc),
+            self.stats.rtt.next_listed_address(),
+        ]
+    }
+
     pub fn new(flow: u32, destination: u32, config: TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
         let rtt = RttEstimator::with_formula(
             config.min_rto,
