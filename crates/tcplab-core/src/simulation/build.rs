@@ -184,14 +184,16 @@ impl Simulation {
         let index = self.tcp.len() as u32;
         let size = spec.size.map(|s| s.0);
         let (sender, receiver) = connection_endpoints(index, (plan.source, plan.sink), &config, controller, size);
-        let restart = spec.restart.then(|| Restart {
-            think_time: spec.think_time.map_or(0, |t| t.nanos()),
-            config,
-            params: spec.params.clone(),
-            info,
-            rng: algorithm_rng,
-            pending: false,
-            failure: None,
+        let restart = spec.restart.then(|| {
+            Box::new(Restart {
+                think_time: spec.think_time.map_or(0, |t| t.nanos()),
+                config,
+                params: spec.params.clone(),
+                info,
+                rng: algorithm_rng,
+                pending: false,
+                failure: None,
+            })
         });
         let start = app.start;
         self.tcp.push(TcpFlow {
