@@ -197,8 +197,8 @@ impl LinkEmulator {
     fn dispatch(&mut self, event: Event, epoch_ns: u64) {
         let channels = &mut self.links.network.channels;
         match event {
-            Event::WireArrival { channel: index, .. } => {
-                let packet = channels[index as usize].on_head_arrival(index, &self.pool, &mut self.links.events);
+            Event::WireArrival { channel: index, packet, .. } => {
+                channels[index as usize].on_head_arrival(index, &self.pool, &mut self.links.events);
                 self.arrive(index, packet, epoch_ns);
             }
             Event::Arrival { channel, packet } => self.arrive(channel, packet, epoch_ns),

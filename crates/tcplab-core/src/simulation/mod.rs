@@ -171,9 +171,9 @@ impl Simulation {
 
     fn dispatch(&mut self, event: Event) {
         match event {
-            Event::WireArrival { channel: index, .. } => {
+            Event::WireArrival { channel: index, packet, .. } => {
                 let channel = &mut self.network.channels[index as usize];
-                let packet = channel.on_head_arrival(index, &self.pool, &mut self.events);
+                channel.on_head_arrival(index, &self.pool, &mut self.events);
                 channel.stats.delivered_packets += 1;
                 let node = channel.to;
                 self.forward(node, packet);
