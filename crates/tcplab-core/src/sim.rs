@@ -18,8 +18,9 @@ pub type PacketId = u32;
 
 /// What a packet touches after it arrives off a wire: the next channel, or the TCP sender or
 /// receiver of its flow at its destination. Arrival events carry it so that the event loop can
-/// start loading that state one event ahead (`Simulation::prefetch_upcoming`); it decides
-/// nothing. Two tag bits and a 30-bit index, to keep an event 16 bytes.
+/// start loading that state one event ahead (`Simulation::prefetch_upcoming`), and so that the
+/// next channel, looked up when the packet left the previous one, is not looked up again (routes
+/// are static). Two tag bits and a 30-bit index, to keep an event 16 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NextHop(u32);
 

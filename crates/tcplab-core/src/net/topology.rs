@@ -41,15 +41,24 @@ pub struct Network {
 /// its routes take a 2 x 2 table instead of 20,002^2 entries and all-pairs searches over them.
 #[derive(Default)]
 struct Routes {
-    /// Per node: the channel a stub sends everything on, or [`NO_ROUTE`] for a core node.
-    uplink: Vec<u32>,
-    /// Per node: the channel into a stub from its router, or [`NO_ROUTE`] for a core node.
-    downlink: Vec<u32>,
-    /// Per node: its index among the core nodes, or for a stub its router's.
-    core_of: Vec<u32>,
+    /// Per node, the three numbers routing reads about it, together so that a lookup for a node
+    /// reads one cache line (at 10,000 flows the table is far beyond the first-level cache).
+    per_node: Vec<NodeRoute>,
     core_count: usize,
     /// `core_next_hop[core * core_count + destination_core]`.
     core_next_hop: Vec<u32>,
+}
+
+/// What routing knows about one node. 16 bytes, so that no entry straddles two cache lines.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct NodeRoute {
+    /// The channel a stub sends everything on, or [`NO_ROUTE`] for a core node.
+    uplink: u32,
+    /// The channel into a stub from its router, or [`NO_ROUTE`] for a core node.
+    downlink: u32,
+    /// Its index among the core nodes, or for a stub its router's.
+    core: u32,
 }
 
 impl Network {
@@ -77,20 +86,15 @@ impl Network {
     /// added first, so routes are deterministic. Stubs are found in one pass over the channels;
     /// between core nodes, Dijkstra from every destination over reversed channels.
     pub fn compute_routes(&mut self) {
-        let n = self.nodes.len();
-        let mut routes = Routes {
-            uplink: vec![NO_ROUTE; n],
-            downlink: vec![NO_ROUTE; n],
-            core_of: vec![NO_ROUTE; n],
-            ..Routes::default()
-        };
+        let unrouted = NodeRoute { uplink: NO_ROUTE, downlink: NO_ROUTE, core: NO_ROUTE };
+        let mut per_node = vec![unrouted; self.nodes.len()];
         let stub_links = self.stub_links();
         let mut core_nodes = Vec::new();
         for (node, link) in stub_links.iter().enumerate() {
             match *link {
-                Some((up, down)) => (routes.uplink[node], routes.downlink[node]) = (up, down),
+                Some((up, down)) => (per_node[node].uplink, per_node[node].downlink) = (up, down),
                 None => {
-                    routes.core_of[node] = core_nodes.len() as u32;
+                    per_node[node].core = core_nodes.len() as u32;
                     core_nodes.push(node);
                 }
             }
@@ -98,12 +102,12 @@ impl Network {
         // A stub's router is a core node, numbered in the pass above.
         for (node, link) in stub_links.iter().enumerate() {
             if let Some((up, _)) = *link {
-                routes.core_of[node] = routes.core_of[self.channels[up as usize].to as usize];
+                per_node[node].core = per_node[self.channels[up as usize].to as usize].core;
             }
         }
-        routes.core_count = core_nodes.len();
-        routes.core_next_hop = self.core_next_hops(&core_nodes, &routes.core_of);
-        self.routes = routes;
+        let core_of: Vec<u32> = per_node.iter().map(|route| route.core).collect();
+        let core_next_hop = self.core_next_hops(&core_nodes, &core_of);
+        self.routes = Routes { per_node, core_count: core_nodes.len(), core_next_hop };
     }
 
     /// Per node, `Some((uplink, downlink))` if it is a stub whose neighbour is not a stub itself
@@ -192,16 +196,16 @@ impl Network {
     #[inline]
     pub fn route(&self, node: u32, destination: u32) -> u32 {
         let routes = &self.routes;
-        let uplink = routes.uplink[node as usize];
-        if uplink != NO_ROUTE {
-            return uplink;
+        let here = routes.per_node[node as usize];
+        if here.uplink != NO_ROUTE {
+            return here.uplink;
         }
-        let (core, destination_core) = (routes.core_of[node as usize], routes.core_of[destination as usize]);
-        if core == destination_core {
+        let there = routes.per_node[destination as usize];
+        if here.core == there.core {
             // The destination is a stub of this router.
-            return routes.downlink[destination as usize];
+            return there.downlink;
         }
-        routes.core_next_hop[core as usize * routes.core_count + destination_core as usize]
+        routes.core_next_hop[here.core as usize * routes.core_count + there.core as usize]
     }
 
     /// The channels a packet crosses from `source` to `destination`, or None if unreachable.

@@ -8,7 +8,7 @@ use rand::Rng;
 use super::flows::connection_endpoints;
 use super::Simulation;
 use crate::cc;
-use crate::sim::Event;
+use crate::sim::{Event, NextHop};
 use crate::tcp::EndpointContext;
 use crate::time::transmission_time;
 use crate::traffic::udp;
@@ -176,6 +176,6 @@ impl Simulation {
         self.events.schedule(now + transmission_time(f.packet_bytes, rate), Event::UdpSend { source: source as u32 });
         let node = f.source;
         let id = self.pool.insert(packet);
-        self.forward(node, id);
+        self.forward(node, id, NextHop::UNKNOWN);
     }
 }

@@ -171,18 +171,18 @@ impl Simulation {
 
     fn dispatch(&mut self, event: Event) {
         match event {
-            Event::WireArrival { channel: index, packet, .. } => {
+            Event::WireArrival { channel: index, packet, next_hop } => {
                 let channel = &mut self.network.channels[index as usize];
                 channel.on_head_arrival(index, &self.pool, &mut self.events);
                 channel.stats.delivered_packets += 1;
                 let node = channel.to;
-                self.forward(node, packet);
+                self.forward(node, packet, next_hop);
             }
             Event::Arrival { channel, packet } => {
                 let channel = &mut self.network.channels[channel as usize];
                 channel.stats.delivered_packets += 1;
                 let node = channel.to;
-                self.forward(node, packet);
+                self.forward(node, packet, NextHop::UNKNOWN);
             }
             Event::TransmitterFree { channel } => {
                 self.network.channels[channel as usize].on_transmitter_free(channel, &mut self.pool, &mut self.events)
@@ -248,14 +248,20 @@ impl Simulation {
         self.flush(node);
     }
 
-    /// Moves a packet that is at `node` one step on, or hands it to its endpoint.
-    fn forward(&mut self, node: u32, packet: PacketId) {
+    /// Moves a packet that is at `node` one step on, or hands it to its endpoint. `next_hop` is
+    /// what the packet's arrival event says it takes next: when that is a channel, it is the
+    /// route `hop_after` looked up as the packet left the previous one (routes are static), and
+    /// it is not looked up again.
+    fn forward(&mut self, node: u32, packet: PacketId, next_hop: NextHop) {
         let Packet { destination, kind, flow, .. } = *self.pool.get(packet);
         if destination == node {
             self.deliver(packet);
             return;
         }
-        let channel = self.network.route(node, destination);
+        let channel = match next_hop.target() {
+            Some((NextHopKind::Channel, channel)) => channel,
+            _ => self.network.route(node, destination),
+        };
         if channel == NO_ROUTE {
             self.unroutable_packets += 1;
             self.pool.release(packet);
@@ -340,7 +346,7 @@ impl Simulation {
                 packet.connection = self.tcp[packet.flow as usize].connection;
             }
             let id = self.pool.insert(packet);
-            self.forward(node, id);
+            self.forward(node, id, NextHop::UNKNOWN);
         }
         self.outbox = outbox;
     }
