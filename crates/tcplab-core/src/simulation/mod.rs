@@ -42,7 +42,7 @@ const PREFETCH_AHEAD_ABOVE_BYTES: usize = 16 << 20;
 
 /// What a TCP flow's endpoints touch outside their own state, prefetched with them one event
 /// ahead: the first channel of its data (from the sender) and of its ACKs (from the receiver), or
-/// NO_ROUTE; and the addresses the endpoints gave after their latest event (`memory_hints`),
+/// NO_ROUTE, which is also the route every packet they send takes first (`flush`); and the addresses the endpoints gave after their latest event (`memory_hints`),
 /// which the loop could not find in time itself, since it would first have to load the endpoint.
 #[derive(Clone, Copy, Default)]
 struct FlowHints {
@@ -342,11 +342,18 @@ impl Simulation {
         }
         let mut outbox = std::mem::take(&mut self.outbox);
         for mut packet in outbox.drain(..) {
+            // A TCP endpoint's first link is fixed for the flow's life (static routes, fixed
+            // endpoints): taken from the flow's hints, not looked up per packet.
+            let first_hop = match packet.kind {
+                PacketKind::TcpData => NextHop::channel(self.tcp_hints[packet.flow as usize].first_hops[0]),
+                PacketKind::TcpAck => NextHop::channel(self.tcp_hints[packet.flow as usize].first_hops[1]),
+                PacketKind::Udp => NextHop::UNKNOWN,
+            };
             if packet.kind != PacketKind::Udp {
                 packet.connection = self.tcp[packet.flow as usize].connection;
             }
             let id = self.pool.insert(packet);
-            self.forward(node, id, NextHop::UNKNOWN);
+            self.forward(node, id, first_hop);
         }
         self.outbox = outbox;
     }
