@@ -53,3 +53,14 @@ pub fn prefetch_first_bytes<T>(value: &T, bytes: usize) {
 pub fn prefetch_all<T>(value: &T) {
     prefetch_first_bytes(value, std::mem::size_of::<T>());
 }
+
+/// Starts loading the entry `ahead` places behind the front of a FIFO, if it has one. A FIFO long
+/// enough to have left the caches (a bottleneck's queue, or its wire at 10 Gbit/s: thousands of
+/// entries written milliseconds ago) is read front to back, a cache line every few entries, and
+/// each line's first read waited for memory.
+#[inline]
+pub fn prefetch_fifo_ahead<T>(fifo: &std::collections::VecDeque<T>, ahead: usize) {
+    if let Some(entry) = fifo.get(ahead) {
+        prefetch(entry);
+    }
+}
