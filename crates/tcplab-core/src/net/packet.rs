@@ -24,6 +24,29 @@ pub enum Ecn {
     Ce,
 }
 
+/// The part of a destination's routing entry the hops before it read: its router (as a core
+/// node) and the channel down to it. A packet carries it (`Packet::destination_route`), filled
+/// where it enters the network, because at 10,000 flows each hop's look-up of the destination's
+/// entry was a cache miss (20,000 hosts' entries).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DestinationRoute {
+    /// The destination's router's index among the core nodes (its own, for a core node).
+    pub core: u32,
+    /// The channel into the destination from its router (`NO_ROUTE` for a core node).
+    pub downlink: u32,
+}
+
+impl DestinationRoute {
+    /// Not filled in: `Network::route_to` looks the destination up.
+    pub const UNKNOWN: DestinationRoute = DestinationRoute { core: u32::MAX, downlink: u32::MAX };
+}
+
+impl Default for DestinationRoute {
+    fn default() -> Self {
+        Self::UNKNOWN
+    }
+}
+
 /// One packet: the IP-level fields every hop reads, then the TCP fields the endpoints read. The
 /// order is fixed (`repr(C)`) and a packet is two aligned 64-byte cache lines, so that a hop and a
 /// data segment's delivery touch the first line only; the SACK blocks, which only ACKs carry, are
@@ -72,6 +95,9 @@ pub struct Packet {
     /// Exact RDC: the wait in the virtual large FIFO of the link the packet is queued at, set when
     /// it arrives there; the stamp takes the part of it the real queue did not impose.
     pub virtual_wait: SimDuration,
+    /// The destination's routing entry, filled where the packet enters the network so that the
+    /// hops on its way do not look it up (`Network::route_to`).
+    pub destination_route: DestinationRoute,
 }
 
 impl Packet {

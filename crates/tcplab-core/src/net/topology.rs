@@ -5,6 +5,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use crate::net::channel::Channel;
+use crate::net::packet::DestinationRoute;
 use crate::time::SimTime;
 
 pub const NO_ROUTE: u32 = u32::MAX;
@@ -195,17 +196,30 @@ impl Network {
     /// [`NO_ROUTE`].
     #[inline]
     pub fn route(&self, node: u32, destination: u32) -> u32 {
+        self.route_to(node, destination, DestinationRoute::UNKNOWN)
+    }
+
+    /// `route`, for a packet that carries its destination's routing entry (`destination_route`;
+    /// `DestinationRoute::UNKNOWN` to look it up).
+    #[inline]
+    pub fn route_to(&self, node: u32, destination: u32, known: DestinationRoute) -> u32 {
         let routes = &self.routes;
         let here = routes.per_node[node as usize];
         if here.uplink != NO_ROUTE {
             return here.uplink;
         }
-        let there = routes.per_node[destination as usize];
+        let there = if known == DestinationRoute::UNKNOWN { self.destination_route(destination) } else { known };
         if here.core == there.core {
             // The destination is a stub of this router.
             return there.downlink;
         }
         routes.core_next_hop[here.core as usize * routes.core_count + there.core as usize]
+    }
+
+    /// What a packet for `destination` carries so that no hop looks the destination up.
+    pub fn destination_route(&self, destination: u32) -> DestinationRoute {
+        let entry = self.routes.per_node[destination as usize];
+        DestinationRoute { core: entry.core, downlink: entry.downlink }
     }
 
     /// The channels a packet crosses from `source` to `destination`, or None if unreachable.

@@ -170,7 +170,8 @@ impl Simulation {
             return;
         }
         let rate = f.app.rate.expect("validated: UDP flows have a rate");
-        let packet = udp::datagram(source as u32, f.sink, f.packet_bytes, now);
+        let mut packet = udp::datagram(source as u32, f.sink, f.packet_bytes, now);
+        packet.destination_route = self.network.destination_route(f.sink);
         f.stats.record_sent(&packet);
         f.app.write_pending = true;
         self.events.schedule(now + transmission_time(f.packet_bytes, rate), Event::UdpSend { source: source as u32 });

@@ -107,6 +107,7 @@ impl Simulation {
             .iter()
             .map(|f| FlowHints {
                 first_hops: [network.route(f.source, f.sink), network.route(f.sink, f.source)],
+                destinations: [network.destination_route(f.sink), network.destination_route(f.source)],
                 ..FlowHints::default()
             })
             .collect();

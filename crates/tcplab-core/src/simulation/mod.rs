@@ -24,7 +24,7 @@ pub use link_network::{FlowEnds, LinkNetwork};
 pub use measurements::sample_queues;
 
 use crate::metrics::TimeSeries;
-use crate::net::packet::{Packet, PacketId, PacketKind, PacketPool};
+use crate::net::packet::{DestinationRoute, Packet, PacketId, PacketKind, PacketPool};
 use crate::net::topology::{Network, NO_ROUTE};
 use crate::prefetch::{prefetch_hint, Hint};
 use crate::results::Results;
@@ -45,8 +45,11 @@ const PREFETCH_AHEAD_ABOVE_BYTES: usize = 16 << 20;
 /// NO_ROUTE, which is also the route every packet they send takes first (`flush`); and the addresses the endpoints gave after their latest event (`memory_hints`),
 /// which the loop could not find in time itself, since it would first have to load the endpoint.
 #[derive(Clone, Copy, Default)]
+#[repr(align(64))]
 struct FlowHints {
     first_hops: [u32; 2],
+    /// What its data's and its ACKs' destinations are to routing, which their packets carry.
+    destinations: [DestinationRoute; 2],
     sender: [Hint; 4],
     receiver: Hint,
 }
@@ -253,30 +256,33 @@ impl Simulation {
     /// route `hop_after` looked up as the packet left the previous one (routes are static), and
     /// it is not looked up again.
     fn forward(&mut self, node: u32, packet: PacketId, next_hop: NextHop) {
-        let Packet { destination, kind, flow, .. } = *self.pool.get(packet);
+        let Packet { destination, kind, flow, destination_route, .. } = *self.pool.get(packet);
         if destination == node {
             self.deliver(packet);
             return;
         }
         let channel = match next_hop.target() {
             Some((NextHopKind::Channel, channel)) => channel,
-            _ => self.network.route(node, destination),
+            _ => self.network.route_to(node, destination, destination_route),
         };
         if channel == NO_ROUTE {
             self.unroutable_packets += 1;
             self.pool.release(packet);
             return;
         }
-        let next_hop =
-            if self.prefetch_ahead { self.hop_after(channel, destination, kind, flow) } else { NextHop::UNKNOWN };
+        let next_hop = if self.prefetch_ahead {
+            self.hop_after(channel, (destination, destination_route), kind, flow)
+        } else {
+            NextHop::UNKNOWN
+        };
         self.network.channels[channel as usize].offer(channel, packet, next_hop, &mut self.pool, &mut self.events);
     }
 
     /// What a packet for `destination` touches once it has crossed `channel` (for prefetching).
-    fn hop_after(&self, channel: u32, destination: u32, kind: PacketKind, flow: u32) -> NextHop {
+    fn hop_after(&self, channel: u32, destination: (u32, DestinationRoute), kind: PacketKind, flow: u32) -> NextHop {
         let to = self.network.channels[channel as usize].to;
         match kind {
-            _ if to != destination => NextHop::channel(self.network.route(to, destination)),
+            _ if to != destination.0 => NextHop::channel(self.network.route_to(to, destination.0, destination.1)),
             PacketKind::TcpData => NextHop::tcp_receiver(flow),
             PacketKind::TcpAck => NextHop::tcp_sender(flow),
             PacketKind::Udp => NextHop::UNKNOWN,
@@ -344,14 +350,15 @@ impl Simulation {
         for mut packet in outbox.drain(..) {
             // A TCP endpoint's first link is fixed for the flow's life (static routes, fixed
             // endpoints): taken from the flow's hints, not looked up per packet.
-            let first_hop = match packet.kind {
-                PacketKind::TcpData => NextHop::channel(self.tcp_hints[packet.flow as usize].first_hops[0]),
-                PacketKind::TcpAck => NextHop::channel(self.tcp_hints[packet.flow as usize].first_hops[1]),
-                PacketKind::Udp => NextHop::UNKNOWN,
+            let direction = match packet.kind {
+                PacketKind::TcpData => 0,
+                PacketKind::TcpAck => 1,
+                PacketKind::Udp => unreachable!("UDP datagrams are sent by `udp_send`"),
             };
-            if packet.kind != PacketKind::Udp {
-                packet.connection = self.tcp[packet.flow as usize].connection;
-            }
+            let hints = &self.tcp_hints[packet.flow as usize];
+            let first_hop = NextHop::channel(hints.first_hops[direction]);
+            packet.destination_route = hints.destinations[direction];
+            packet.connection = self.tcp[packet.flow as usize].connection;
             let id = self.pool.insert(packet);
             self.forward(node, id, first_hop);
         }
