@@ -64,3 +64,13 @@ pub fn prefetch_fifo_ahead<T>(fifo: &std::collections::VecDeque<T>, ahead: usize
         prefetch(entry);
     }
 }
+
+/// Starts loading the slot `ahead` places past the back of a FIFO, where a later push will write
+/// (unless the ring wraps or grows first, when the hint is only wasted). A store to a slot that
+/// has left the caches holds up the stores behind it until the line arrives.
+#[inline]
+pub fn prefetch_fifo_slot_past_back<T>(fifo: &std::collections::VecDeque<T>, ahead: usize) {
+    let (older, newer) = fifo.as_slices();
+    let newest = if newer.is_empty() { older } else { newer };
+    prefetch_address(newest.as_ptr().wrapping_add(newest.len() + ahead) as *const u8);
+}

@@ -62,6 +62,11 @@ struct Segment {
     lost_at_send: u64,
 }
 
+/// How many segments ahead of the scoreboard's front (and past its back) the sender starts loading
+/// the entry the next ACK pops (and the slot the next segment sent goes to): with an ACK for every
+/// second segment, the next ACK's first segment is two places on.
+const SCOREBOARD_PREFETCH_AHEAD: usize = 2;
+
 /// Counters a flow reports at the end of a run.
 #[derive(Clone, Debug, Default)]
 pub struct SenderStats {
@@ -425,6 +430,8 @@ impl TcpSender {
 
     fn pop_acknowledged(&mut self) -> Segment {
         let segment = self.segments.pop_front().expect("acknowledged segments are on the scoreboard");
+        // The next ACK pops the next segments, written an RTT ago.
+        crate::prefetch::prefetch_fifo_ahead(&self.segments, SCOREBOARD_PREFETCH_AHEAD);
         if segment.sacked {
             self.sacked_count -= 1;
         } else {
@@ -557,6 +564,7 @@ impl TcpSender {
         let now = ctx.events.now();
         let start = self.snd_nxt;
         self.segments.push_back(Segment { sent_at: now, ..Segment::default() });
+        crate::prefetch::prefetch_fifo_slot_past_back(&self.segments, SCOREBOARD_PREFETCH_AHEAD);
         self.stamp_delivery_state(self.segments.len() - 1, now);
         self.snd_nxt += length;
         if !self.in_recovery && !self.in_timeout_recovery && self.duplicate_acks > 0 {
