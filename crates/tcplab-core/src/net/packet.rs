@@ -49,8 +49,8 @@ impl Default for DestinationRoute {
 
 /// One packet: the IP-level fields every hop reads, then the TCP fields the endpoints read. The
 /// order is fixed (`repr(C)`) and a packet is two aligned 64-byte cache lines, so that a hop and a
-/// data segment's delivery touch the first line only; the SACK blocks, which only ACKs carry, are
-/// in the second.
+/// data segment's delivery touch the first line only; what only ACKs carry (the cumulative ACK,
+/// the receive window, the SACK blocks) is in the second.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C, align(64))]
 pub struct Packet {
@@ -75,8 +75,9 @@ pub struct Packet {
     pub ece: bool,
     pub cwr: bool,
     pub sack_count: u8,
-    /// TCP ACK: cumulative acknowledgement (next byte expected).
-    pub ack: u64,
+    /// The destination's routing entry, filled where the packet enters the network so that the
+    /// hops on its way do not look it up (`Network::route_to`).
+    pub destination_route: DestinationRoute,
     /// When the sender sent this packet (the TCP timestamp value, and the UDP send time).
     pub sent_at: SimTime,
     /// TCP data: the send time of the last ACK the sender processed (a timestamp echo, as RFC
@@ -84,6 +85,8 @@ pub struct Packet {
     pub ts_echo: SimTime,
     /// TCP ACK: receive window in bytes (at most TCP's largest, 1,073,725,440: RFC 7323).
     pub receive_window: u32,
+    /// TCP ACK: cumulative acknowledgement (next byte expected).
+    pub ack: u64,
     /// TCP ACK: SACK blocks [start, end), most recent first, as signed distances in bytes from
     /// `ack` (`set_sack_blocks`, `sack_blocks`). TCP's sequence numbers are 32 bits and its
     /// window at most 2^30 bytes, so every block an ACK can report lies well within 2^31 bytes of
@@ -95,9 +98,6 @@ pub struct Packet {
     /// Exact RDC: the wait in the virtual large FIFO of the link the packet is queued at, set when
     /// it arrives there; the stamp takes the part of it the real queue did not impose.
     pub virtual_wait: SimDuration,
-    /// The destination's routing entry, filled where the packet enters the network so that the
-    /// hops on its way do not look it up (`Network::route_to`).
-    pub destination_route: DestinationRoute,
 }
 
 impl Packet {
@@ -227,6 +227,7 @@ mod tests {
             offset_of!(Packet, sequence),
             offset_of!(Packet, payload_bytes),
             offset_of!(Packet, cwr),
+            offset_of!(Packet, destination_route) + size_of::<DestinationRoute>() - 1,
             offset_of!(Packet, sent_at),
             offset_of!(Packet, ts_echo) + size_of::<SimTime>() - 1,
         ];
