@@ -42,8 +42,9 @@ const PREFETCH_AHEAD_ABOVE_BYTES: usize = 16 << 20;
 
 /// What a TCP flow's endpoints touch outside their own state, prefetched with them one event
 /// ahead: the first channel of its data (from the sender) and of its ACKs (from the receiver), or
-/// NO_ROUTE, which is also the route every packet they send takes first (`flush`); and the addresses the endpoints gave after their latest event (`memory_hints`),
-/// which the loop could not find in time itself, since it would first have to load the endpoint.
+/// NO_ROUTE, which is also the route every packet they send takes first (`flush`); and the
+/// addresses the endpoints gave after their latest event (`memory_hints`), which the loop could
+/// not find in time itself, since it would first have to load the endpoint.
 #[derive(Clone, Copy, Default)]
 #[repr(align(64))]
 struct FlowHints {
@@ -252,9 +253,9 @@ impl Simulation {
     }
 
     /// Moves a packet that is at `node` one step on, or hands it to its endpoint. `next_hop` is
-    /// what the packet's arrival event says it takes next: when that is a channel, it is the
-    /// route `hop_after` looked up as the packet left the previous one (routes are static), and
-    /// it is not looked up again.
+    /// what the packet takes next if that is known: when it is a channel (the route `hop_after`
+    /// looked up as the packet left the previous link, or the flow's first link for a packet its
+    /// endpoint sends; routes are static), it is not looked up again.
     fn forward(&mut self, node: u32, packet: PacketId, next_hop: NextHop) {
         let Packet { destination, kind, flow, destination_route, .. } = *self.pool.get(packet);
         if destination == node {
@@ -278,7 +279,8 @@ impl Simulation {
         self.network.channels[channel as usize].offer(channel, packet, next_hop, &mut self.pool, &mut self.events);
     }
 
-    /// What a packet for `destination` touches once it has crossed `channel` (for prefetching).
+    /// What a packet for `destination` touches once it has crossed `channel`: for prefetching,
+    /// and as the next link's route, which its arrival event hands back to `forward`.
     fn hop_after(&self, channel: u32, destination: (u32, DestinationRoute), kind: PacketKind, flow: u32) -> NextHop {
         let to = self.network.channels[channel as usize].to;
         match kind {
