@@ -14,8 +14,8 @@
 //! wall times vary by a factor of 1.5 from run to run; the counts never vary). Printed per size:
 //! set-up time (building the network, routes and flows), wall time of the event loop (what
 //! htsim's figure times), the time to compute the results and free the network after it (what
-//! `Simulation::run` adds: 0.15 s at 10,000 flows), packets (per-hop transmissions) and events
-//! per wall second of the event loop, and peak RSS.
+//! `Simulation::run` adds: 0.15 to 0.2 s at 10,000 flows), packets (per-hop transmissions) and
+//! events per wall second of the event loop, and peak RSS.
 //!
 //! Run: `cargo bench -p tcplab-core --bench scale` (add `-- small medium` to choose sizes,
 //! `-- --runs 1` for one run each).
