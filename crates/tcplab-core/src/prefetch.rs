@@ -70,7 +70,14 @@ pub fn prefetch_fifo_ahead<T>(fifo: &std::collections::VecDeque<T>, ahead: usize
 /// has left the caches holds up the stores behind it until the line arrives.
 #[inline]
 pub fn prefetch_fifo_slot_past_back<T>(fifo: &std::collections::VecDeque<T>, ahead: usize) {
+    prefetch_address(fifo_slot_past_back(fifo, ahead) as *const u8);
+}
+
+/// The address of the slot `ahead` places past the back of a FIFO's ring (0: where the next push
+/// writes), unless the ring wraps or grows first. Only for hints: it may lie past the buffer.
+#[inline]
+pub fn fifo_slot_past_back<T>(fifo: &std::collections::VecDeque<T>, ahead: usize) -> *const T {
     let (older, newer) = fifo.as_slices();
     let newest = if newer.is_empty() { older } else { newer };
-    prefetch_address(newest.as_ptr().wrapping_add(newest.len() + ahead) as *const u8);
+    newest.as_ptr().wrapping_add(newest.len() + ahead)
 }

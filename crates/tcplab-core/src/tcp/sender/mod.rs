@@ -62,9 +62,10 @@ struct Segment {
     lost_at_send: u64,
 }
 
-/// How many segments ahead of the scoreboard's front (and past its back) the sender starts loading
-/// the entry the next ACK pops (and the slot the next segment sent goes to): with an ACK for every
-/// second segment, the next ACK's first segment is two places on.
+/// How far ahead of the scoreboard's front, and past its back, the sender starts loading entries
+/// as it pops and pushes them one by one: each pop loads the entry two places behind the new
+/// front, so the loads stream ahead of the pops through this ACK and the next (an ACK mostly
+/// covers two segments); each push loads the slot two places past the new back.
 const SCOREBOARD_PREFETCH_AHEAD: usize = 2;
 
 /// Counters a flow reports at the end of a run.
@@ -208,12 +209,9 @@ impl TcpSender {
     /// and where the next RTT sample goes. The event loop prefetches them
     /// (`Simulation::prefetch_upcoming`); they only serve as hints.
     pub fn memory_hints(&self) -> [Hint; 4] {
-        let (older, newer) = self.segments.as_slices();
-        // One past the newest segment: where the next goes, unless the ring wraps there.
-        let newest = if newer.is_empty() { older } else { newer };
         [
             self.segments.front().and_then(|segment| hint(segment)),
-            hint(newest.as_ptr_range().end),
+            hint(crate::prefetch::fifo_slot_past_back(&self.segments, 0)),
             hint(&*self.cc),
             self.stats.rtt.next_listed_address(),
         ]
@@ -430,7 +428,7 @@ impl TcpSender {
 
     fn pop_acknowledged(&mut self) -> Segment {
         let segment = self.segments.pop_front().expect("acknowledged segments are on the scoreboard");
-        // The next ACK pops the next segments, written an RTT ago.
+        // The segments popped next were written an RTT ago (`SCOREBOARD_PREFETCH_AHEAD`).
         crate::prefetch::prefetch_fifo_ahead(&self.segments, SCOREBOARD_PREFETCH_AHEAD);
         if segment.sacked {
             self.sacked_count -= 1;
