@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 use crate::histogram::DelayHistogram;
 use crate::net::delivery_trace::DeliveryTrace;
 use crate::net::packet::{Packet, PacketId, PacketPool};
-use crate::net::queue::{EnqueueOutcome, QueueDiscipline, QueueLimit};
+use crate::net::queue::{EnqueueOutcome, QueueDiscipline, QueueLimit, QueueSettings};
 use crate::net::wire::{Jitter, LossModel, Outage};
 use crate::sim::{Event, EventQueue, NextHop, SimRng};
 use crate::time::{transmission_time, SimDuration, SimTime};
@@ -202,6 +202,15 @@ impl Channel {
     pub fn set_rate_schedule(&mut self, schedule: Vec<(SimTime, u64)>) {
         self.rate_schedule = schedule;
         self.refresh_paths();
+    }
+
+    /// The queue discipline's settings as set up.
+    pub fn queue_settings(&self) -> QueueSettings {
+        self.queue.settings()
+    }
+
+    pub fn loss_model(&self) -> &LossModel {
+        &self.loss
     }
 
     pub fn rate_schedule(&self) -> &[(SimTime, u64)] {

@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 
 use crate::net::packet::{Ecn, PacketId, PacketPool};
-use crate::net::queue::{EnqueueOutcome, QueueDiscipline, QueueLimit};
+use crate::net::queue::{EnqueueOutcome, QueueDiscipline, QueueLimit, QueueSettings};
 use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Copy, Debug)]
@@ -19,6 +19,17 @@ pub struct CodelParams {
     pub target: SimDuration,
     pub interval: SimDuration,
     pub ecn: bool,
+}
+
+impl CodelParams {
+    /// For `QueueDiscipline::settings`: times in nanoseconds, ECN 0 or 1.
+    pub fn settings(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("target_ns", self.target as f64),
+            ("interval_ns", self.interval as f64),
+            ("ecn", if self.ecn { 1.0 } else { 0.0 }),
+        ]
+    }
 }
 
 /// The control state of one CoDel queue (RFC 8289 section 5).
@@ -166,6 +177,10 @@ impl Codel {
 }
 
 impl QueueDiscipline for Codel {
+    fn settings(&self) -> QueueSettings {
+        QueueSettings { kind: "codel", limit: self.limit, parameters: self.params.settings() }
+    }
+
     fn enqueue(
         &mut self,
         packet: PacketId,

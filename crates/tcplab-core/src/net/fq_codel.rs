@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 use crate::net::codel::{CodelParams, CodelState, Fifo};
 use crate::net::packet::{PacketId, PacketKind, PacketPool};
-use crate::net::queue::{EnqueueOutcome, QueueDiscipline};
+use crate::net::queue::{EnqueueOutcome, QueueDiscipline, QueueLimit, QueueSettings};
 use crate::time::SimTime;
 
 #[derive(Default)]
@@ -65,6 +65,13 @@ impl FqCodel {
 }
 
 impl QueueDiscipline for FqCodel {
+    fn settings(&self) -> QueueSettings {
+        let mut parameters = self.params.settings();
+        parameters.push(("flows", self.queues.len() as f64));
+        parameters.push(("quantum_bytes", self.quantum as f64));
+        QueueSettings { kind: "fq_codel", limit: QueueLimit::Packets(self.limit_packets), parameters }
+    }
+
     fn enqueue(
         &mut self,
         packet: PacketId,

@@ -53,6 +53,20 @@ pub trait QueueDiscipline: Send {
     fn fifo_limit(&self) -> Option<QueueLimit> {
         None
     }
+    /// What the discipline was set up with, limits and thresholds resolved.
+    fn settings(&self) -> QueueSettings;
+}
+
+/// A discipline's settings as set up, for a back-end that configures another engine's queue
+/// alike (the ns-2 back-end writes them into its TCL). Thresholds are in the unit the
+/// discipline measures (packets, or bytes in RED's byte mode), times in nanoseconds, switches
+/// 0 or 1.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueSettings {
+    /// The scenario's name for the discipline (`queue.kind`).
+    pub kind: &'static str,
+    pub limit: QueueLimit,
+    pub parameters: Vec<(&'static str, f64)>,
 }
 
 /// How a drop-tail queue's capacity is counted.
@@ -90,6 +104,11 @@ impl DropTail {
 }
 
 impl QueueDiscipline for DropTail {
+    fn settings(&self) -> QueueSettings {
+        let mark_threshold = self.mark_threshold_packets.map(|k| ("mark_threshold_packets", k as f64));
+        QueueSettings { kind: "droptail", limit: self.limit, parameters: mark_threshold.into_iter().collect() }
+    }
+
     fn enqueue(
         &mut self,
         packet: PacketId,

@@ -25,6 +25,7 @@ impl QueueSpec {
                 spec.idle_decay.get_or_insert(true);
                 spec.mean_packet_size.get_or_insert(Bytes(1500));
                 spec.ecn.get_or_insert(false);
+                spec.mark_p.get_or_insert(1.0);
             }
             QueueKind::Codel | QueueKind::FqCodel => {
                 spec.target.get_or_insert(Duration(5 * NANOS_PER_MILLI));

@@ -129,6 +129,10 @@ pub struct QueueSpec {
     pub idle_decay: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_packet_size: Option<Bytes>,
+    /// RED with `ecn`: mark only while the probability is at most this, drop above it (ns-2's
+    /// `use_mark_p_`/`mark_p_`; 1 marks at every probability).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark_p: Option<f64>,
     /// RED, CoDel, FQ-CoDel: mark ECN-capable packets instead of dropping them early.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,

@@ -243,12 +243,13 @@ impl QueueSpec {
         only(!is(&[Red]) && self.byte_mode.is_some(), "byte_mode", "red")?;
         only(!is(&[Red]) && self.idle_decay.is_some(), "idle_decay", "red")?;
         only(!is(&[Red]) && self.mean_packet_size.is_some(), "mean_packet_size", "red")?;
+        only(!is(&[Red]) && self.mark_p.is_some(), "mark_p", "red")?;
         only(is(&[DropTail]) && self.ecn.is_some(), "ecn", "red, codel and fq_codel")?;
         only(!is(&[Codel, FqCodel]) && self.target.is_some(), "target", "codel and fq_codel")?;
         only(!is(&[Codel, FqCodel]) && self.interval.is_some(), "interval", "codel and fq_codel")?;
         only(!is(&[FqCodel]) && self.flows.is_some(), "flows", "fq_codel")?;
         only(!is(&[FqCodel]) && self.quantum.is_some(), "quantum", "fq_codel")?;
-        for (field, value) in [("w_q", self.w_q), ("max_p", self.max_p)] {
+        for (field, value) in [("w_q", self.w_q), ("max_p", self.max_p), ("mark_p", self.mark_p)] {
             if let Some(v) = value {
                 if !(v > 0.0 && v <= 1.0) {
                     return Err(ScenarioError::new(format!("{key}.{field}"), format!("{v} is outside (0, 1]")));

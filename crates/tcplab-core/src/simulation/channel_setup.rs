@@ -76,6 +76,7 @@ pub(super) fn build_queue(
                 idle_decay: spec.idle_decay.unwrap_or(true),
                 mean_packet_bytes: mean_packet,
                 link_rate_bps: rate_bps,
+                mark_p: spec.mark_p.unwrap_or(1.0),
             };
             Box::new(Red::new(params, limit, rng))
         }
