@@ -14,7 +14,7 @@ from tcplab.python_cc import register_algorithm
 from tcplab.result import Result
 from tcplab.scenario import ScenarioWarning, apply_overrides, load_scenario, to_json
 
-BACKENDS = ("simulator", "linux")
+BACKENDS = ("simulator", "linux", "ns2")
 # Shortcuts for the most common overrides; any other keyword uses "__" for the dots of a key.
 _SHORTCUTS = {"duration": "simulation.duration", "seed": "simulation.seed", "run_index": "simulation.run"}
 
@@ -74,18 +74,23 @@ def run(
 
     ``backend="linux"`` runs the scenario on this machine's kernel instead: real TCP connections
     between network namespaces, the links emulated by tcplab (root needed; real time passes;
-    docs/linux-backend.md). The Result has the same tables and says ``backend`` in its summary.
+    docs/linux-backend.md). ``backend="ns2"`` runs it on Debian's ns-2.35 (docs/ns2-backend.md).
+    The Result has the same tables and says ``backend`` in its summary.
     """
     if backend not in BACKENDS:
-        raise ScenarioError(f"backend: '{backend}' is not a back-end; use {' or '.join(repr(b) for b in BACKENDS)}")
-    if backend == "linux":
+        raise ScenarioError(f"backend: '{backend}' is not a back-end; use {', '.join(repr(b) for b in BACKENDS)}")
+    if backend != "simulator":
         if algorithms:
-            raise ScenarioError("algorithms: Python algorithms run on the simulator only (the kernel runs its own modules)")
-        from tcplab.backends.linux import run_on_linux
-
+            raise ScenarioError(f"algorithms: Python algorithms run on the simulator only, not on '{backend}'")
         text = _prepare(scenario, overrides, set)
         _warn(text)
-        return run_on_linux(text, progress)
+        if backend == "linux":
+            from tcplab.backends.linux import run_on_linux
+
+            return run_on_linux(text, progress)
+        from tcplab.backends.ns2 import run_on_ns2
+
+        return run_on_ns2(text, progress)
     for name, cls in (algorithms or {}).items():
         register_algorithm(name, cls)
     text = _prepare(scenario, overrides, set)

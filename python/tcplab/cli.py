@@ -40,9 +40,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true",
                      help="print a JSON summary (run, flows, links) on standard output and nothing else")
     run.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    run.add_argument("--backend", choices=["simulator", "linux"], default="simulator",
-                     help="simulator (default), or linux: kernel TCP between network namespaces, tcplab's link "
-                     "emulator between them (root; takes the scenario's duration in real time)")
+    run.add_argument("--backend", choices=["simulator", "linux", "ns2"], default="simulator",
+                     help="simulator (default); linux: kernel TCP between network namespaces, tcplab's link "
+                     "emulator between them (root; takes the scenario's duration in real time); ns2: Debian's "
+                     "ns-2.35 runs the scenario as a TCL script (docs/ns2-backend.md)")
 
     validate = commands.add_parser("validate", help="check a scenario and print it with every default filled in")
     validate.add_argument("scenario", help="scenario TOML file")
@@ -178,14 +179,18 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _backend_errors() -> tuple[type, ...]:
-    """The Linux back-end's errors, imported only once one may have happened (a run on Linux
-    has loaded its module already)."""
+    """The back-ends' errors, imported only once one may have happened (a run on a back-end has
+    loaded its module already)."""
+    errors: tuple[type, ...] = ()
     module = sys.modules.get("tcplab.backends.linux")
-    if module is None:
-        return ()
-    from tcplab.backends.linux.lab import LabError
+    if module is not None:
+        from tcplab.backends.linux.lab import LabError
 
-    return module.BackendUnavailable, module.EndpointFailed, LabError
+        errors += (module.BackendUnavailable, module.EndpointFailed, LabError)
+    ns2 = sys.modules.get("tcplab.backends.ns2")
+    if ns2 is not None:
+        errors += (ns2.Ns2Unavailable, ns2.Ns2Failed)
+    return errors
 
 
 def _overrides(args: argparse.Namespace) -> dict:
@@ -288,6 +293,12 @@ def _print_summary(result, wall_seconds: float) -> None:
             f"[bold]{s.get('scenario') or 'scenario'}[/bold]: {s['simulated_seconds']:.1f} s on Linux {s['kernel']} "
             f"(kernel TCP; tcplab's link emulator, late by {s['emulator_lateness_p99_ms']:.3f} ms at p99), "
             f"{wall_seconds:.1f} s in all; Jain's fairness {s['jain_fairness']:.3f}"
+        )
+    elif s.get("backend") == "ns2":
+        console.print(
+            f"[bold]{s.get('scenario') or 'scenario'}[/bold]: {s['simulated_seconds']:.1f} s simulated by "
+            f"{s['engine']} in {s['engine_wall_seconds']:.2f} s (seed {s['seed']}, run {s['run']}); "
+            f"Jain's fairness {s['jain_fairness']:.3f}"
         )
     else:
         console.print(

@@ -1,6 +1,6 @@
-"""The ``tcplab`` commands of the Linux back-end: ``compare-backends`` (a scenario on the simulator
-and on the kernel, side by side) and ``lab cleanup`` (what a killed Linux run left behind).
-``tcplab run --backend linux`` is ``run``'s own option."""
+"""The ``tcplab`` commands of the back-ends: ``compare-backends`` (a scenario on the simulator and
+on the kernel or ns-2, side by side) and ``lab cleanup`` (what a killed Linux run left behind).
+``tcplab run --backend linux|ns2`` is ``run``'s own option."""
 
 from __future__ import annotations
 
@@ -12,13 +12,15 @@ from pathlib import Path
 
 def add_parsers(commands) -> None:
     compare = commands.add_parser(
-        "compare-backends", help="run a scenario on the simulator and on this machine's kernel, and compare (root)",
-        description="Writes both runs' tables, comparison.csv, comparison.md and overlay.png (cwnd and RTT of each "
-        "flow, solid simulator, dashed Linux) to --out, and prints the table.",
+        "compare-backends", help="run a scenario on the simulator and on this machine's kernel (root) or ns-2, and compare",
+        description="Writes both runs' tables, comparison.csv (flows), links.csv, comparison.md and overlay.png (cwnd "
+        "and RTT of each flow, solid simulator, dashed the other engine) to --out, and prints the tables.",
     )
     compare.add_argument("scenario", help="scenario TOML file (a dumbbell or chain)")
     compare.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                          help="override a scenario key (repeatable)")
+    compare.add_argument("--backend", choices=["linux", "ns2"], default="linux",
+                         help="the engine beside the simulator: linux (kernel TCP, root; default) or ns2 (Debian's ns-2.35)")
     compare.add_argument("--warm-up", metavar="DURATION",
                          help="leave the first DURATION out of the RTT percentiles (default: none)")
     compare.add_argument("--out", type=Path, help="output directory (default: results/<scenario name>-backends)")
@@ -28,19 +30,21 @@ def add_parsers(commands) -> None:
 
 
 def compare_backends_command(args: argparse.Namespace, overrides: dict, seconds, default_out) -> int:
-    from tcplab.compare_backends import compare_backends, markdown_table, save
+    from tcplab.compare_backends import compare_backends, link_table, markdown_link_table, markdown_table, save
     from tcplab.scenario import load_scenario
 
     scenario = load_scenario(args.scenario)
     started = time.monotonic()
     warm_up_s = seconds("--warm-up", args.warm_up) if args.warm_up else 0.0
-    results, table = compare_backends(scenario, overrides, warm_up_s, progress=not args.quiet)
+    results, table = compare_backends(scenario, overrides, warm_up_s, progress=not args.quiet, backend=args.backend)
     out = args.out or default_out(scenario, args.scenario, "backends")
     save(results, table, out)
     if not args.quiet:
         print(markdown_table(table))
+        print()
+        print(markdown_link_table(link_table(results), args.backend))
         print(f"both back-ends in {time.monotonic() - started:.1f} s; written to {out}/ "
-              "(simulator/, linux/, comparison.csv, comparison.md, overlay.png)")
+              f"(simulator/, {args.backend}/, comparison.csv, links.csv, comparison.md, overlay.png)")
     return 0
 
 

@@ -158,6 +158,18 @@ impl Simulation {
 }
 
 /// Validates a scenario (JSON text); returns the resolved scenario as TOML or raises ScenarioError.
+/// The network the scenario builds (nodes, link directions with their queues, flows with every
+/// TCP option resolved) as JSON text, for the ns-2 back-end's translator.
+#[pyfunction]
+fn network(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
+    let scenario = parse(py, scenario_json)?;
+    let simulation = tcplab_core::Simulation::new(&scenario).map_err(|e| scenario_error(py, e))?;
+    let mut description = simulation.into_link_network().describe();
+    description["duration_ns"] = scenario.simulation.duration.nanos().into();
+    description["sample_interval_ns"] = scenario.simulation.sample_interval.nanos().into();
+    Ok(description.to_string())
+}
+
 #[pyfunction]
 fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     let scenario = parse(py, scenario_json)?;
@@ -236,6 +248,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<link_emulator::LinkEmulator>()?;
     m.add("FLOW_PORT_BASE", tcplab_emu::FLOW_PORT_BASE)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(network, m)?)?;
     m.add_function(wrap_pyfunction!(warnings, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(check_algorithm_properties, m)?)?;

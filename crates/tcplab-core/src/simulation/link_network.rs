@@ -1,11 +1,16 @@
 //! A scenario's network without its endpoints, for a back-end that puts real hosts at the flows'
 //! ends: the Linux back-end's link emulator (crate `tcplab-emu`) runs these very channels (queue
 //! disciplines, rates, schedules, traces, delay, jitter and loss) in real time between kernel TCP
-//! stacks, so one implementation of a link serves both back-ends.
+//! stacks, so one implementation of a link serves both back-ends. `describe` writes the same
+//! network out for a back-end that builds it in another simulator (ns-2).
+
+use serde_json::{json, Value};
 
 use super::build::schedule_link_changes;
 use super::Simulation;
+use crate::net::queue::QueueLimit;
 use crate::net::topology::Network;
+use crate::net::wire::LossModel;
 use crate::sim::EventQueue;
 use crate::tcp::TcpConfig;
 use crate::time::{SimDuration, SimTime};
@@ -33,6 +38,8 @@ pub struct FlowEnds {
     pub tcp: Option<(String, TcpConfig, Option<u64>)>,
     /// UDP: a datagram's size on the wire.
     pub datagram_bytes: Option<u64>,
+    /// A restarting flow (`restart = true`): the pause between a transfer's end and the next.
+    pub restart_think_time: Option<SimDuration>,
 }
 
 pub struct LinkNetwork {
@@ -54,6 +61,7 @@ impl Simulation {
         for f in &self.tcp {
             let mut ends = ends(f.id, &f.name, (f.source, f.sink), f.base_rtt, &f.app);
             ends.tcp = Some((f.algorithm.clone(), f.sender.config().clone(), f.size));
+            ends.restart_think_time = f.restart.as_ref().map(|r| r.think_time);
             flows.push(ends);
         }
         for f in &self.udp {
@@ -81,5 +89,90 @@ fn ends(flow_id: usize, name: &str, (source, sink): (u32, u32), base_rtt: SimDur
         on_off: app.on_off.as_ref().map(|o| (o.on, o.off, o.exponential)),
         tcp: None,
         datagram_bytes: None,
+        restart_think_time: None,
     }
+}
+
+impl LinkNetwork {
+    /// The network as JSON, for a back-end that builds it in another simulator: `nodes` (name,
+    /// router or host), `channels` (one per link direction, in the links table's order: link name,
+    /// direction, ends as node indices, rate in bit/s, delay in ns, the queue discipline's
+    /// settings with its limit in packets or bytes, the loss model), and `flows` (ends, start and
+    /// stop in ns, the application, and for TCP the algorithm and every connection option).
+    /// Rate and delay schedules, jitter, outages and traces are the scenario's keys; a back-end
+    /// reads them there, so that it can name the key it cannot express.
+    pub fn describe(&self) -> Value {
+        let nodes: Vec<Value> =
+            self.network.nodes.iter().map(|n| json!({ "name": n.name, "router": n.is_router })).collect();
+        let channels: Vec<Value> = self
+            .network
+            .channels
+            .iter()
+            .zip(&self.channel_labels)
+            .map(|(channel, (link, direction))| {
+                let queue = channel.queue_settings();
+                let (limit_packets, limit_bytes) = match queue.limit {
+                    QueueLimit::Packets(n) => (Some(n), None),
+                    QueueLimit::Bytes(b) => (None, Some(b)),
+                };
+                let parameters: serde_json::Map<String, Value> =
+                    queue.parameters.iter().map(|(name, value)| (name.to_string(), json!(value))).collect();
+                json!({
+                    "link": link,
+                    "direction": direction,
+                    "from": channel.from,
+                    "to": channel.to,
+                    "rate_bps": channel.rate_bps,
+                    "delay_ns": channel.delay,
+                    "queue": {
+                        "kind": queue.kind,
+                        "limit_packets": limit_packets,
+                        "limit_bytes": limit_bytes,
+                        "parameters": parameters,
+                    },
+                    "loss": loss_json(channel.loss_model()),
+                })
+            })
+            .collect();
+        let flows: Vec<Value> = self.flows.iter().map(flow_json).collect();
+        json!({ "nodes": nodes, "channels": channels, "flows": flows })
+    }
+}
+
+fn loss_json(loss: &LossModel) -> Value {
+    match loss {
+        LossModel::None => Value::Null,
+        LossModel::Bernoulli { probability } => json!({ "model": "bernoulli", "p": probability }),
+        LossModel::GilbertElliott { good_to_bad, bad_to_good, loss_in_good, loss_in_bad, .. } => json!({
+            "model": "gilbert_elliott",
+            "p_good_to_bad": good_to_bad,
+            "p_bad_to_good": bad_to_good,
+            "loss_in_good": loss_in_good,
+            "loss_in_bad": loss_in_bad,
+        }),
+    }
+}
+
+fn flow_json(f: &FlowEnds) -> Value {
+    let mut flow = json!({
+        "flow_id": f.flow_id,
+        "name": f.name,
+        "source": f.source,
+        "sink": f.sink,
+        "base_rtt_ns": f.base_rtt,
+        "start_ns": f.start,
+        "stop_ns": f.stop,
+        "rate_bps": f.rate_bps,
+        "on_off_ns": f.on_off.map(|(on, off, _)| [on, off]),
+        "on_off_exponential": f.on_off.is_some_and(|(_, _, exponential)| exponential),
+        "datagram_bytes": f.datagram_bytes,
+        "restart_think_time_ns": f.restart_think_time,
+        "protocol": if f.tcp.is_some() { "tcp" } else { "udp" },
+    });
+    if let Some((algorithm, config, size)) = &f.tcp {
+        flow["cc"] = json!(algorithm);
+        flow["size_bytes"] = json!(size);
+        flow["tcp"] = serde_json::to_value(config).expect("a TCP config is plain data");
+    }
+    flow
 }

@@ -49,8 +49,9 @@ pub enum AckDelayMode {
     OneBitRdc,
 }
 
-/// Every TCP option of one connection, resolved (defaults applied, units converted).
-#[derive(Clone, Debug)]
+/// Every TCP option of one connection, resolved (defaults applied, units converted; times in
+/// nanoseconds when serialized).
+#[derive(Clone, Debug, Serialize)]
 pub struct TcpConfig {
     /// Maximum segment size: payload bytes per full segment.
     pub mss: u64,

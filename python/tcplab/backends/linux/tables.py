@@ -17,11 +17,14 @@ from __future__ import annotations
 import math
 import os
 import statistics
-from typing import Any
 
 import numpy as np
 
 from tcplab import _core
+from tcplab.backends.table_columns import columns as _columns
+from tcplab.backends.table_columns import empty_events
+from tcplab.backends.table_columns import jain as _jain
+from tcplab.backends.table_columns import quantile as _quantile
 from tcplab.result import Result
 
 NAN = math.nan
@@ -61,8 +64,7 @@ def build_result(scenario: dict, resolved_toml: str, flows: list[dict], reports:
         "links": links["links"],
         "timeseries": _columns(series),
         "queues": links["queues"],
-        "events": _columns(events) if events else {
-            "time_s": np.array([], dtype=np.float64), "flow_id": np.array([], dtype=np.uint64), "name": [], "event": []},
+        "events": _columns(events) if events else empty_events(),
     }
     return result
 
@@ -150,28 +152,3 @@ def _series_and_events(flows: list[dict], reports: dict) -> tuple[list[dict], li
 def _value(window: dict | None, key: str) -> float:
     value = window.get(key) if window else None
     return NAN if value is None else float(value)
-
-
-def _quantile(values: list[float], q: float) -> float:
-    return float(np.quantile(values, q)) if values else NAN
-
-
-def _jain(values: list[float]) -> float:
-    if not values or not any(values):
-        return NAN
-    return sum(values) ** 2 / (len(values) * sum(v * v for v in values))
-
-
-def _columns(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Columns as the simulator hands them over: text as lists, counts as uint64 arrays, other
-    numbers (and counts Linux does not expose, NaN) as float64 arrays."""
-    columns = {}
-    for key in rows[0] if rows else []:
-        values = [row[key] for row in rows]
-        if all(isinstance(v, str) for v in values):
-            columns[key] = values
-        elif all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-            columns[key] = np.array(values, dtype=np.uint64)
-        else:
-            columns[key] = np.array([NAN if v is None else float(v) for v in values], dtype=np.float64)
-    return columns

@@ -1,0 +1,297 @@
+"""What the ns-2 back-end checks before it writes a script: the `ns` binary, and a scenario whose
+every key ns-2.35 can express as the simulator runs it. Each refusal names the key, its value and
+what ns-2 allows. It also decides which ns-2 agent runs each flow (docs/ns2-backend.md):
+
+- tcplab's `newreno` (RFC 5681 growth per ACK, as ns-2's one-way agents grow) runs on the one-way
+  agent of the flow's recovery: `Agent/TCP/Reno`, `Agent/TCP/Newreno` or `Agent/TCP/Sack1`.
+- Algorithms tcplab writes after a Linux module run on `Agent/TCP/Linux` with that module
+  (`select_ca`), which always recovers with SACK: they need `tcp.recovery = "sack"`.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from typing import Any
+
+from tcplab._core import ScenarioError
+
+INSTALL_HINT = "install Debian's ns-2.35 with 'apt-get install ns2' (the test setup does)"
+
+# One-way agents by tcplab recovery mode (ns-2's tcp-reno.cc, tcp-newreno.cc, tcp-sack1.cc).
+ONE_WAY_AGENTS = {"reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno", "sack": "Agent/TCP/Sack1"}
+# tcplab algorithm -> ns-2.35's Linux-agent module (tcp/linux/src, the Linux 2.6.22 modules).
+LINUX_MODULES = {
+    "reno": "reno", "cubic": "cubic", "bic": "bic", "highspeed": "highspeed", "hybla": "hybla",
+    "scalable": "scalable", "vegas": "vegas", "veno": "veno", "westwood": "westwood", "compound": "compound",
+}
+
+
+@dataclass(frozen=True)
+class ModuleParameter:
+    """A tcplab parameter that ns-2's module takes as a module parameter (`set_ca_default_param`)."""
+
+    module_name: str
+    # tcplab's value -> the module's integer (e.g. CUBIC's beta 0.7 -> 717, in 1/1024).
+    convert: Any
+
+
+def _per_1024(value: float) -> int:
+    return round(float(value) * 1024)
+
+
+def _boolean(value: Any) -> int:
+    return 1 if value else 0
+
+
+def _vegas_shifted(value: Any) -> int:
+    # tcp_vegas.c keeps alpha, beta and gamma with V_PARAM_SHIFT (1) fraction bits.
+    return int(value) << 1
+
+
+def _cubic_bic_scale(value: float) -> int:
+    # tcp_cubic.c: C = bic_scale x 10 / 1024 (bic_scale 41 is C = 0.4).
+    return round(float(value) * 1024 / 10)
+
+
+_UNIT_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1000.0, "min": 60000.0}
+
+
+def _milliseconds(value: str) -> int:
+    # A resolved duration: a number and one of the scenario's units ("25ms").
+    number = str(value).rstrip("abcdefghijklmnopqrstuvwxyz")
+    return round(float(number) * _UNIT_MS[str(value)[len(number):]])
+
+
+# Parameters the modules expose (each checked with get_ca_default_param on ns-2.35).
+MODULE_PARAMETERS: dict[str, dict[str, ModuleParameter]] = {
+    "cubic": {
+        "beta": ModuleParameter("beta", _per_1024),
+        "c": ModuleParameter("bic_scale", _cubic_bic_scale),
+        "fast_convergence": ModuleParameter("fast_convergence", _boolean),
+        "tcp_friendliness": ModuleParameter("tcp_friendliness", _boolean),
+    },
+    "bic": {
+        "beta": ModuleParameter("beta", _per_1024),
+        "max_increment": ModuleParameter("max_increment", int),
+        "low_window": ModuleParameter("low_window", int),
+        "smooth_part": ModuleParameter("smooth_part", int),
+        "fast_convergence": ModuleParameter("fast_convergence", _boolean),
+    },
+    "vegas": {
+        "alpha": ModuleParameter("alpha", _vegas_shifted),
+        "beta": ModuleParameter("beta", _vegas_shifted),
+        "gamma": ModuleParameter("gamma", _vegas_shifted),
+    },
+    "hybla": {"rtt0": ModuleParameter("rtt0", _milliseconds)},
+}
+
+# Parameters that are constants in ns-2.35's module: the value it has, and where. A scenario must
+# give tcplab the same value, or the two engines would run different algorithms.
+MODULE_CONSTANTS: dict[str, dict[str, tuple[Any, str]]] = {
+    "cubic": {"hystart": (False, "the 2.6.22 module has no HyStart")},
+    "bic": {"b": (4, "BICTCP_B in tcp_bic.c")},
+    "veno": {"beta": (3, "V_BETA's 3 segments in tcp_veno.c")},
+    "highspeed": {
+        "low_window": (38, "the first row of hstcp_aimd_vals in tcp_highspeed.c"),
+        "high_window": (83000, "the last row of hstcp_aimd_vals"),
+        "high_decrease": (0.1, "the last row of hstcp_aimd_vals (0.1 x 256 / 256)"),
+    },
+    "scalable": {
+        "ai_count": (50, "TCP_SCALABLE_AI_CNT in the 2.6.22 tcp_scalable.c (later kernels use 100)"),
+        "md_shift": (3, "TCP_SCALABLE_MD_SCALE in tcp_scalable.c"),
+    },
+    "westwood": {"min_sample_window": ("50ms", "TCP_WESTWOOD_RTT_MIN (HZ / 20) in tcp_westwood.c")},
+    "compound": {
+        "alpha": (0.125, "TCP_COMPOUND_ALPHA: a right shift by 3 in tcp_compound.c"),
+        "beta": (0.5, "TCP_COMPOUND_BETA with V_PARAM_SHIFT 1 in tcp_compound.c"),
+        "k": (0.75, "the quartic root in tcp_compound.c"),
+        "gamma": (30.0, "TCP_COMPOUND_GAMMA in tcp_compound.c"),
+        "low_window_rule": (False, "tcp_compound.c has no low-window rule"),
+        "gamma_auto_tuning": (False, "tcp_compound.c has a fixed gamma"),
+    },
+}
+
+
+class Ns2Unavailable(RuntimeError):
+    """This machine cannot run the ns-2 back-end: the message says what to install."""
+
+
+def find_ns() -> str:
+    path = shutil.which("ns")
+    if path is None:
+        raise Ns2Unavailable(f"the ns-2 back-end needs the 'ns' program: {INSTALL_HINT}")
+    return path
+
+
+def agent_for(cc: str, tcp: dict[str, Any], key: str) -> tuple[str, str | None]:
+    """(ns-2 agent class, Linux module or None) for a TCP flow, or a refusal naming the key."""
+    recovery = tcp["recovery"]
+    if cc == "newreno":
+        return ONE_WAY_AGENTS[recovery], None
+    if cc in LINUX_MODULES:
+        if recovery != "sack":
+            raise ScenarioError(
+                f"{key}.tcp.recovery: '{recovery}' with cc '{cc}': ns-2 runs {cc} only in its Linux agent "
+                "(Agent/TCP/Linux), which recovers with SACK; set tcp.recovery = \"sack\" (or use cc = \"newreno\" "
+                "for ns-2's one-way Reno/Newreno agents)"
+            )
+        return "Agent/TCP/Linux", LINUX_MODULES[cc]
+    runs = ", ".join(["newreno"] + sorted(LINUX_MODULES))
+    raise ScenarioError(f"{key}.cc: '{cc}' has no counterpart in ns-2.35; the ns-2 back-end runs {runs}")
+
+
+# TCP options ns-2's agents cannot have, with the value that they do have.
+_TCP_FIXED = {
+    "rack": (False, "ns-2's agents have no RACK-TLP"),
+    "tail_loss_probe": (False, "ns-2's agents send no tail loss probes"),
+    "prr": (False, "ns-2's agents have no proportional rate reduction"),
+    "frto": (False, "ns-2's agents have no F-RTO"),
+    "undo": (False, "ns-2's agents never undo a reduction"),
+    "pacing": (False, "ns-2's agents do not pace"),
+    "quick_ack_segments": (0, "ns-2's sinks have no quick-ACK mode"),
+    "ack_delay": ("none", "receiver-side delay control runs on the simulator only"),
+    "ecn_response": ("rfc3168", "ns-2 answers ECN as RFC 3168 section 6.1.2 (below one packet, then the timer)"),
+}
+# The scenario's own key for each TcpConfig field whose name differs.
+_TCP_KEYS = {"quick_ack_segments": "quick_acks"}
+
+
+def check_tcp(tcp: dict[str, Any], key: str) -> None:
+    for field, (allowed, why) in _TCP_FIXED.items():
+        value = tcp.get(field, "linux" if field == "ecn_response" else None)
+        if field == "ecn_response" and not tcp["ecn"]:
+            continue
+        if value is not None and value != allowed:
+            name = _TCP_KEYS.get(field, field)
+            raise ScenarioError(f"{key}.tcp.{name}: {_show(value)} cannot run on ns-2 ({why}); set it to {_show(allowed)}")
+    if tcp["rto_formula"] == "linux":
+        raise ScenarioError(f"{key}.tcp.rto_formula: 'linux' cannot run on ns-2 (its one-way agents keep RFC 6298's "
+                            "estimator in ticks); use \"ns2\" or \"rfc6298\"")
+    if tcp["delayed_ack"] and tcp["delayed_ack_count"] != 2:
+        raise ScenarioError(f"{key}.tcp.delayed_ack_count: {tcp['delayed_ack_count']} cannot run on ns-2 "
+                            "(its DelAck sink acknowledges every second segment); set it to 2")
+    if tcp["receive_window"] % tcp["mss"]:
+        raise ScenarioError(f"{key}.tcp.receive_window: {tcp['receive_window']}B is not a whole number of "
+                            f"{tcp['mss']}B segments (ns-2's window_ counts packets)")
+
+
+def check_params(cc: str, module: str | None, params: dict[str, Any], key: str) -> dict[str, int]:
+    """The module parameters to set for a Linux-agent flow; refuses a parameter ns-2 cannot take
+    or a value that differs from a constant of ns-2's module."""
+    if module is None:
+        allowed = {"abc_limit": 1, "freeze_when_not_cwnd_limited": False}
+        for name, value in params.items():
+            if name in allowed and value != allowed[name]:
+                raise ScenarioError(
+                    f"{key}.params.{name}: {_show(value)} cannot run on ns-2 (its one-way agents grow by one "
+                    f"segment per ACK, whether cwnd-limited or not); set it to {_show(allowed[name])}")
+        return {}
+    settable = MODULE_PARAMETERS.get(cc, {})
+    constants = MODULE_CONSTANTS.get(cc, {})
+    module_values = {}
+    for name, value in params.items():
+        if name in settable:
+            module_values[settable[name].module_name] = settable[name].convert(value)
+        elif name in constants and value != constants[name][0]:
+            fixed, where = constants[name]
+            raise ScenarioError(f"{key}.params.{name}: {_show(value)} cannot run on ns-2, whose {cc} has "
+                                f"{_show(fixed)} ({where}); set it to {_show(fixed)}")
+    return module_values
+
+
+# Link keys whose features only tcplab's own engines model.
+_LINK_FEATURES = ("jitter", "outages", "trace", "rate_schedule", "delay_schedule")
+
+
+def check_scenario(scenario: dict[str, Any]) -> None:
+    """Refuses, by key, what ns-2 cannot express. ``scenario`` is resolved (defaults filled)."""
+    if scenario["simulation"].get("capture"):
+        raise ScenarioError("simulation.capture: the ns-2 back-end writes no captures; remove the key")
+    for key, link in _links(scenario):
+        for direction_key, direction in [(key, link)] + [(f"{key}.{d}", link[d]) for d in ("forward", "reverse") if d in link]:
+            for feature in _LINK_FEATURES:
+                if direction.get(feature):
+                    raise ScenarioError(f"{direction_key}.{feature}: the ns-2 back-end cannot express {feature.replace('_', ' ')}s; "
+                                        "remove the key to run on ns-2")
+            loss = direction.get("loss")
+            if loss and loss.get("model") != "bernoulli":
+                raise ScenarioError(f"{direction_key}.loss.model: '{loss.get('model')}' cannot run on ns-2 (the back-end "
+                                    "maps only \"bernoulli\", to ns-2's ErrorModel)")
+        queue = link.get("queue") or {}
+        kind = queue.get("kind", "droptail") if isinstance(queue, dict) else queue
+        if kind not in ("droptail", "red"):
+            raise ScenarioError(f"{key}.queue.kind: '{kind}' is not in ns-2.35 (it has DropTail and RED); "
+                                "use \"droptail\" or \"red\"")
+        if isinstance(queue, dict):
+            if queue.get("idle_decay") is False:
+                raise ScenarioError(f"{key}.queue.idle_decay: false cannot run on ns-2 (its RED always decays "
+                                    "the average over idle time); remove the key")
+        if link.get("ecn_mark_threshold") is not None:
+            raise ScenarioError(f"{key}.ecn_mark_threshold: ns-2's DropTail does not mark; remove the key")
+        if link.get("rdc_stamp"):
+            raise ScenarioError(f"{key}.rdc_stamp: exact receiver-based delay control runs on the simulator only; "
+                                "remove the key")
+    for index, flow in enumerate(scenario["flows"]):
+        for key in ("on", "off", "rate"):
+            if flow.get("protocol", "tcp") == "tcp" and flow.get(key) is not None:
+                raise ScenarioError(f"flows[{index}].{key}: the ns-2 back-end runs bulk and finite TCP transfers "
+                                    "only (FTP); remove the key")
+        if flow.get("protocol") == "udp" and flow.get("on") is not None:
+            raise ScenarioError(f"flows[{index}].on: the ns-2 back-end runs constant-bit-rate UDP only; remove the key")
+
+
+def check_routes(network: dict[str, Any]) -> None:
+    """Refuses a network in which a flow's data or ACKs have two paths of fewest hops: ns-2 routes
+    by hop count alone, the simulator then by propagation delay, so they could take different
+    paths."""
+    neighbours: dict[int, list[int]] = {}
+    for channel in network["channels"]:
+        neighbours.setdefault(channel["from"], []).append(channel["to"])
+    names = [node["name"] for node in network["nodes"]]
+    for flow in network["flows"]:
+        for source, destination in ((flow["source"], flow["sink"]), (flow["sink"], flow["source"])):
+            if _shortest_paths(neighbours, source, destination) > 1:
+                raise ScenarioError(
+                    f"topology.links: {names[source]} reaches {names[destination]} (flow {flow['name']}) over more than "
+                    "one path of fewest hops; ns-2 routes by hops alone and could take another path than the "
+                    "simulator, which prefers the least delay: remove a link or lengthen one path")
+
+
+def _shortest_paths(neighbours: dict[int, list[int]], source: int, destination: int) -> int:
+    """How many paths of fewest hops lead from source to destination (breadth first)."""
+    depth, count, frontier = {source: 0}, {source: 1}, [source]
+    while frontier and destination not in depth:
+        following = []
+        for node in frontier:
+            for neighbour in neighbours.get(node, []):
+                if neighbour not in depth:
+                    depth[neighbour] = depth[node] + 1
+                    count[neighbour] = 0
+                    following.append(neighbour)
+                if depth[neighbour] == depth[node] + 1:
+                    count[neighbour] += count[node]
+        frontier = following
+    return count.get(destination, 0)
+
+
+def _links(scenario: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    topology = scenario["topology"]
+    links = []
+    for name in ("bottleneck", "access"):
+        if isinstance(topology.get(name), dict):
+            links.append((f"topology.{name}", topology[name]))
+    for list_key in ("hops", "links"):
+        for index, link in enumerate(topology.get(list_key) or []):
+            links.append((f"topology.{list_key}[{index}]", link))
+    for index, access in enumerate(topology.get("access_links") or []):
+        links.append((f"topology.access_links[{index}]", access))
+    return links
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return str(value)

@@ -1,0 +1,109 @@
+"""One scenario on ns-2.35: checked, written as TCL, run by the `ns` binary with a progress bar,
+and read back into the simulator's tables."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+import time
+import tomllib
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from tcplab import _core
+from tcplab._core import ScenarioError
+from tcplab.backends.ns2 import preflight
+from tcplab.backends.ns2.script import FlowPlan, write_script
+from tcplab.backends.ns2.tables import build_result
+
+# Lines of ns-2's own output kept for an error message.
+KEPT_OUTPUT_LINES = 20
+
+
+class Ns2Failed(RuntimeError):
+    """ns-2 exited with an error; the message has its last lines of output."""
+
+
+def run_on_ns2(scenario_json: str, progress: bool = False, keep: Path | None = None):
+    """Runs the scenario (JSON text, overrides applied) on ns-2.35 and returns a ``Result`` whose
+    summary says ``backend = "ns2"``. With ``keep``, the TCL script and ns-2's output stay there."""
+    ns = preflight.find_ns()
+    resolved_toml = _core.validate(scenario_json)
+    scenario = tomllib.loads(resolved_toml)
+    preflight.check_scenario(scenario)
+    network = json.loads(_core.network(scenario_json))
+    preflight.check_routes(network)
+    plans = flow_plans(network, scenario)
+    with tempfile.TemporaryDirectory(prefix="tcplab-ns2-") as scratch:
+        directory = Path(keep) if keep is not None else Path(scratch)
+        directory.mkdir(parents=True, exist_ok=True)
+        samples = directory / "samples.txt"
+        script = directory / "scenario.tcl"
+        script.write_text(write_script(network, scenario, plans, str(samples)), encoding="utf-8")
+        started = time.monotonic()
+        _run_ns(ns, script, directory / "ns2-output.txt", network["duration_ns"] / 1e9, progress)
+        wall = time.monotonic() - started
+        return build_result(scenario, resolved_toml, network, samples.read_text(encoding="utf-8"), wall)
+
+
+def flow_plans(network: dict[str, Any], scenario: dict[str, Any]) -> list[FlowPlan | None]:
+    """Each flow's ns-2 agent, checked key by key; None for UDP flows."""
+    entries = [(index, entry) for index, entry in enumerate(scenario["flows"]) for _ in range(entry.get("count", 1))]
+    plans: list[FlowPlan | None] = []
+    module_settings: dict[str, tuple[str, dict[str, int]]] = {}
+    for flow in network["flows"]:
+        index, entry = entries[flow["flow_id"]]
+        key = f"flows[{index}]"
+        if flow["protocol"] == "udp":
+            plans.append(None)
+            continue
+        preflight.check_tcp(flow["tcp"], key)
+        agent, module = preflight.agent_for(flow["cc"], flow["tcp"], key)
+        parameters = preflight.check_params(flow["cc"], module, entry.get("params") or {}, key)
+        if module is not None:
+            # A module's parameters are global in ns-2 (set_ca_default_param): one set per module.
+            earlier = module_settings.setdefault(module, (key, parameters))
+            if earlier[1] != parameters:
+                raise ScenarioError(f"{key}.params: ns-2 sets {module}'s parameters for every connection at once, "
+                                    f"and {earlier[0]} gives it others; give both flows the same params")
+        plans.append(FlowPlan(agent, module, parameters))
+    return plans
+
+
+def _run_ns(ns: str, script: Path, output: Path, duration_s: float, progress: bool) -> None:
+    """Runs ns on the script; its standard error carries a 'progress T' line per sample."""
+    bar = _progress_bar(duration_s) if progress else None
+    last_lines: deque[str] = deque(maxlen=KEPT_OUTPUT_LINES)
+    with output.open("w", encoding="utf-8") as log:
+        process = subprocess.Popen([ns, str(script)], stdout=log, stderr=subprocess.PIPE, text=True,
+                                   cwd=script.parent)
+        try:
+            for line in process.stderr:
+                if line.startswith("progress "):
+                    if bar is not None:
+                        bar[0].update(bar[1], completed=float(line.split()[1]))
+                    continue
+                log.write(line)
+                last_lines.append(line.rstrip())
+            code = process.wait()
+        except BaseException:
+            process.kill()
+            process.wait()
+            raise
+        finally:
+            if bar is not None:
+                bar[0].stop()
+    if code != 0:
+        raise Ns2Failed(f"ns-2 exited with code {code} on {script}:\n" + "\n".join(last_lines))
+
+
+def _progress_bar(total_s: float) -> tuple[Any, Any]:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn("ns-2"), BarColumn(), TextColumn("{task.completed:.1f} / {task.total:.1f} s simulated"),
+                   TimeElapsedColumn(), TimeRemainingColumn(), transient=True)
+    task = bar.add_task("ns-2", total=total_s)
+    bar.start()
+    return bar, task

@@ -1,0 +1,196 @@
+"""An ns-2 run's sample file (written by the script ``script.py`` makes) as the simulator's tables
+(docs/results.md), so plots, reports, sweeps and comparisons read it like any run. What ns-2 does
+not expose is NaN, never a guess; docs/ns2-backend.md lists each column's source.
+
+- flows: bytes delivered from the sink's count of in-order packets (`bytes_`, whole segments);
+  sent, retransmitted, timeouts (`nrexmit_`) and ECN reductions (`necnresponses_`) from the
+  agents' counters at the end; RTT percentiles from the smoothed RTT sampled every interval (as
+  the Linux back-end: ns-2 keeps no per-ACK record), packet loss from the links' drops.
+- links: each direction's QueueMonitor/ED (arrivals, departures, drops, early drops, CE marks)
+  and the mean of its queueing-delay Samples; queues: the monitor's length every interval.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any
+
+from tcplab import _core
+from tcplab.backends.table_columns import NAN, columns, empty_events, jain, quantile
+from tcplab.result import Result
+
+
+def build_result(scenario: dict[str, Any], resolved_toml: str, network: dict[str, Any], samples: str,
+                 wall_seconds: float) -> Result:
+    parsed = _parse(samples)
+    duration = network["duration_ns"] / 1e9
+    nodes = [node["name"] for node in network["nodes"]]
+    flow_rows, series = [], []
+    for flow in network["flows"]:
+        rows = parsed["F" if flow["protocol"] == "tcp" else "U"].get(flow["flow_id"], [])
+        flow_rows.append(_flow_row(flow, rows, parsed, nodes, duration))
+        series += _series(flow, rows)
+    series.sort(key=lambda row: (row["time_s"], row["flow_id"]))
+    links = [_link_row(index, channel, parsed["L"][index], nodes, duration) for index, channel in enumerate(network["channels"])]
+    queues = _queue_series(network["channels"], parsed["Q"])
+    names = {flow["flow_id"]: flow["name"] for flow in network["flows"]}
+    events = [{"time_s": t, "flow_id": i, "name": names[i], "event": event} for t, i, event in parsed["E"]]
+    goodputs = [row["goodput_bps"] for row in flow_rows if row["protocol"] == "tcp" and row["start_s"] < duration]
+    summary = {
+        "scenario": scenario.get("name", ""),
+        "seed": scenario["simulation"]["seed"],
+        "run": scenario["simulation"].get("run", 0),
+        "simulated_seconds": duration,
+        "events": NAN,
+        "packets_transmitted": int(sum(row["transmitted_packets"] for row in links)),
+        "jain_fairness": jain(goodputs),
+        "total_goodput_bps": float(sum(goodputs)),
+        "peak_live_packets": NAN,
+        "tcplab_version": _core.__version__,
+        "backend": "ns2",
+        "engine": "ns-2.35",
+        "engine_wall_seconds": wall_seconds,
+    }
+    result = Result(summary=summary, scenario_toml=resolved_toml)
+    result._columns = {
+        "flows": columns(flow_rows),
+        "links": columns(links),
+        "timeseries": columns(series),
+        "queues": columns(queues),
+        "events": columns(events) if events else empty_events(),
+    }
+    return result
+
+
+def _parse(samples: str) -> dict[str, Any]:
+    parsed: dict[str, Any] = {"F": defaultdict(list), "U": defaultdict(list), "Q": defaultdict(list), "E": [],
+                              "C": {}, "T": {}, "V": {}, "L": {}}
+    for line in samples.splitlines():
+        kind, *fields = line.split()
+        if kind in ("F", "U", "Q"):
+            parsed[kind][int(fields[1])].append((float(fields[0]), [_number(v) for v in fields[2:]]))
+        elif kind == "E":
+            parsed["E"].append((float(fields[0]), int(fields[1]), fields[2]))
+        elif kind == "C":
+            parsed["C"].setdefault(int(fields[1]), float(fields[0]))
+        else:  # T, V, L: one line per flow or channel at the end
+            parsed[kind][int(fields[0])] = [_number(v) for v in fields[1:]]
+    return parsed
+
+
+def _number(text: str) -> float:
+    value = float(text)
+    return value if math.isfinite(value) else NAN
+
+
+def _flow_row(flow: dict[str, Any], rows: list, parsed: dict[str, Any], nodes: list[str], duration: float) -> dict:
+    flow_id = flow["flow_id"]
+    start = flow["start_ns"] / 1e9
+    tcp = flow["protocol"] == "tcp"
+    size = flow.get("size_bytes")
+    delivered = int(rows[-1][1][-1 if tcp else 0]) if rows else 0
+    if size is not None and flow["restart_think_time_ns"] is None:
+        delivered = min(delivered, size)
+    completed = parsed["C"].get(flow_id)
+    end = completed if completed is not None else duration
+    active = max(end - start, 1e-9)
+    row = {
+        "flow_id": flow_id, "name": flow["name"], "protocol": flow["protocol"], "cc": flow.get("cc") or "",
+        "source": nodes[flow["source"]], "destination": nodes[flow["sink"]], "start_s": start,
+        "base_rtt_ms": flow["base_rtt_ns"] / 1e6,
+        "packet_payload_bytes": flow["tcp"]["mss"] if tcp else flow["datagram_bytes"],
+        "size_bytes": float(size) if size is not None else NAN,
+        "bytes_delivered": delivered, "goodput_bps": delivered * 8 / active,
+    }
+    if tcp:
+        sent_packets, sent_bytes, rexmit_packets, rexmit_bytes, nrexmit, ecn = (int(v) for v in parsed["T"][flow_id])
+        srtts = [values[2] * 1000 for _, values in rows if not math.isnan(values[2]) and values[2] > 0]
+        row.update({
+            "bytes_sent": sent_bytes, "throughput_bps": sent_bytes * 8 / active, "packets_sent": sent_packets,
+            "retransmitted_segments": rexmit_packets, "retransmitted_bytes": rexmit_bytes,
+            # ns-2's nrexmit_: timer expiries, not those that only end an ECN wait (tcp.cc timeout()).
+            "timeouts": nrexmit, "fast_recoveries": NAN, "ecn_reductions": ecn,
+            "rtt_mean_ms": sum(srtts) / len(srtts) if srtts else NAN, "rtt_min_ms": NAN,
+            "rtt_p50_ms": quantile(srtts, 0.5), "rtt_p95_ms": quantile(srtts, 0.95), "rtt_p99_ms": quantile(srtts, 0.99),
+            "completion_time_s": completed - start if completed is not None else NAN,
+            "duplicate_bytes": NAN, "packets_lost": NAN, "loss_ratio": NAN,
+        })
+    else:
+        sent = int(parsed["V"][flow_id][0]) if flow_id in parsed["V"] else 0
+        row.update({
+            "bytes_sent": sent * flow["datagram_bytes"], "throughput_bps": sent * flow["datagram_bytes"] * 8 / active,
+            "packets_sent": sent, "retransmitted_segments": 0, "retransmitted_bytes": 0, "timeouts": 0,
+            "fast_recoveries": 0, "ecn_reductions": 0, "rtt_mean_ms": NAN, "rtt_min_ms": NAN, "rtt_p50_ms": NAN,
+            "rtt_p95_ms": NAN, "rtt_p99_ms": NAN, "completion_time_s": NAN, "duplicate_bytes": 0,
+            "packets_lost": max(sent - int(rows[-1][1][1]), 0) if rows else 0,
+            "loss_ratio": (max(sent - int(rows[-1][1][1]), 0) / sent) if rows and sent else NAN,
+        })
+    row.update({"one_way_delay_mean_ms": NAN, "one_way_delay_p50_ms": NAN, "one_way_delay_p95_ms": NAN})
+    return row
+
+
+def _series(flow: dict[str, Any], rows: list) -> list[dict[str, Any]]:
+    """One row per sample. ns-2 keeps cwnd and ssthresh in packets; the state is read from them
+    (slow start below ssthresh), since the agents expose no recovery state."""
+    out, previous, previous_time = [], 0, None
+    tcp = flow["protocol"] == "tcp"
+    packet = flow["tcp"]["mss"] if tcp else 0
+    for t, values in rows:
+        delivered = values[-1] if tcp else values[0]
+        interval = t - previous_time if previous_time is not None else None
+        throughput = (delivered - previous) * 8 / interval if interval else 0.0
+        if tcp:
+            cwnd, ssthresh, srtt, flight = values[:4]
+            state = "slow_start" if math.isnan(cwnd) or cwnd < ssthresh else "congestion_avoidance"
+            out.append({
+                "time_s": t, "flow_id": flow["flow_id"], "name": flow["name"],
+                "cwnd_bytes": cwnd * packet, "ssthresh_bytes": ssthresh * packet,
+                "srtt_ms": srtt * 1000 if srtt > 0 else NAN, "in_flight_bytes": flight * packet,
+                "delivery_rate_bps": NAN, "throughput_bps": throughput, "state": state,
+            })
+        else:
+            out.append({
+                "time_s": t, "flow_id": flow["flow_id"], "name": flow["name"], "cwnd_bytes": NAN,
+                "ssthresh_bytes": NAN, "srtt_ms": NAN, "in_flight_bytes": NAN, "delivery_rate_bps": NAN,
+                "throughput_bps": throughput, "state": "on" if t >= flow["start_ns"] / 1e9 else "off",
+            })
+        previous, previous_time = delivered, t
+    return out
+
+
+def _link_row(index: int, channel: dict[str, Any], values: list[float], nodes: list[str], duration: float) -> dict:
+    (arrivals, _arrived_bytes, departures, departed_bytes, drops, _dropped_bytes, early_drops, marks, queued,
+     _queued_bytes, delay_mean_s, delay_count, wire_losses) = values
+    queue = channel["queue"]
+    buffer = f"{queue['limit_packets']}p" if queue["limit_packets"] is not None else f"{queue['limit_bytes']}B"
+    return {
+        "link": channel["link"], "direction": channel["direction"],
+        "from": nodes[channel["from"]], "to": nodes[channel["to"]], "rate_bps": int(channel["rate_bps"]),
+        "delay_ms": channel["delay_ns"] / 1e6, "buffer": buffer,
+        # Time on the wire over the run (each departed byte at the link's rate).
+        "utilization": departed_bytes * 8 / channel["rate_bps"] / duration,
+        "throughput_bps": departed_bytes * 8 / duration,
+        "offered_packets": int(arrivals), "transmitted_packets": int(departures),
+        "transmitted_bytes": int(departed_bytes), "delivered_packets": int(departures - wire_losses),
+        "queue_drops": int(drops), "early_drops": int(early_drops), "aqm_drops": 0, "wire_losses": int(wire_losses),
+        "ecn_marks": int(marks), "queued_packets": int(queued), "max_queue_packets": NAN, "max_queue_bytes": NAN,
+        "queue_delay_mean_ms": delay_mean_s * 1000 if delay_count else NAN,
+        "queue_delay_p50_ms": NAN, "queue_delay_p95_ms": NAN, "queue_delay_p99_ms": NAN,
+    }
+
+
+def _queue_series(channels: list[dict[str, Any]], rows: dict[int, list]) -> list[dict[str, Any]]:
+    out = []
+    for index, channel in enumerate(channels):
+        previous, previous_time = 0, None
+        for t, (packets, size, departed) in rows.get(index, []):
+            interval = t - previous_time if previous_time is not None else None
+            out.append({
+                "time_s": t, "link": channel["link"], "direction": channel["direction"],
+                "queue_packets": int(packets), "queue_bytes": int(size),
+                "throughput_bps": (departed - previous) * 8 / interval if interval else 0.0,
+            })
+            previous, previous_time = departed, t
+    out.sort(key=lambda row: row["time_s"])
+    return out

@@ -1,0 +1,41 @@
+"""Rows of measurements from another engine (the kernel, ns-2) as the simulator's columns, and the
+summary values every back-end computes alike."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+NAN = math.nan
+
+
+def columns(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Columns as the simulator hands them over: text as lists, counts as uint64 arrays, other
+    numbers (and counts the engine does not expose, NaN) as float64 arrays."""
+    result = {}
+    for key in rows[0] if rows else []:
+        values = [row[key] for row in rows]
+        if all(isinstance(v, str) for v in values):
+            result[key] = values
+        elif all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            result[key] = np.array(values, dtype=np.uint64)
+        else:
+            result[key] = np.array([NAN if v is None else float(v) for v in values], dtype=np.float64)
+    return result
+
+
+def empty_events() -> dict[str, Any]:
+    return {"time_s": np.array([], dtype=np.float64), "flow_id": np.array([], dtype=np.uint64), "name": [], "event": []}
+
+
+def quantile(values: list[float], q: float) -> float:
+    return float(np.quantile(values, q)) if values else NAN
+
+
+def jain(values: list[float]) -> float:
+    """Jain's fairness index, NaN when nothing was delivered."""
+    if not values or not any(values):
+        return NAN
+    return sum(values) ** 2 / (len(values) * sum(v * v for v in values))
