@@ -8,7 +8,6 @@ import subprocess
 import tempfile
 import time
 import tomllib
-from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +74,6 @@ def flow_plans(network: dict[str, Any], scenario: dict[str, Any]) -> list[FlowPl
 def _run_ns(ns: str, script: Path, output: Path, duration_s: float, progress: bool) -> None:
     """Runs ns on the script; its standard error carries a 'progress T' line per sample."""
     bar = _progress_bar(duration_s) if progress else None
-    last_lines: deque[str] = deque(maxlen=KEPT_OUTPUT_LINES)
     with output.open("w", encoding="utf-8") as log:
         process = subprocess.Popen([ns, str(script)], stdout=log, stderr=subprocess.PIPE, text=True,
                                    cwd=script.parent)
@@ -86,7 +84,6 @@ def _run_ns(ns: str, script: Path, output: Path, duration_s: float, progress: bo
                         bar[0].update(bar[1], completed=float(line.split()[1]))
                     continue
                 log.write(line)
-                last_lines.append(line.rstrip())
             code = process.wait()
         except BaseException:
             process.kill()
@@ -96,6 +93,8 @@ def _run_ns(ns: str, script: Path, output: Path, duration_s: float, progress: bo
             if bar is not None:
                 bar[0].stop()
     if code != 0:
+        # ns-2 reports TCL errors on standard output and C++ ones on standard error: the log has both.
+        last_lines = output.read_text(encoding="utf-8", errors="replace").splitlines()[-KEPT_OUTPUT_LINES:]
         raise Ns2Failed(f"ns-2 exited with code {code} on {script}:\n" + "\n".join(last_lines))
 
 

@@ -8,7 +8,7 @@ mapping; the lines the script writes are read by ``tables.py``:
 - ``Q t channel packets bytes departed_bytes`` per link direction, every sample interval;
 - ``E t flow event`` for restarting flows' transfers, ``C t flow`` when a finite transfer completes;
 - at the end ``T flow sent_pkts sent_bytes rexmit_pkts rexmit_bytes nrexmit ecn_responses`` per TCP
-  flow, ``V flow sent_pkts`` per UDP flow and ``L channel arrivals arrived_bytes departures
+  flow and ``L channel arrivals arrived_bytes departures
   departed_bytes drops dropped_bytes early_drops marks queued queued_bytes delay_mean_s delay_count
   wire_losses`` per link direction.
 """
@@ -25,6 +25,8 @@ from tcplab import _core
 # waiting packets only, so the script gives DropTail one more. RED checks length >= limit
 # (queue/red.cc REDQueue::enque) and takes the limit as it is.
 DROPTAIL_EXTRA_PACKETS = 1
+# ns-2's ssthresh_ is a 32-bit packet count.
+UNBOUNDED_SSTHRESH_PACKETS = 1_000_000_000
 
 
 @dataclass
@@ -204,7 +206,10 @@ def _tcp_flow(flow: dict[str, Any], plan: FlowPlan) -> list[str]:
     settings = {
         "fid_": i,
         "packetSize_": tcp["mss"],
+        # tcplab's header counts every header byte, options included; ns-2 would add a 10-byte
+        # timestamp option (ts_option_size_) to its base header when timestamps_ is on.
         "tcpip_base_hdr_size_": tcp["header_bytes"],
+        "ts_option_size_": 0,
         "window_": tcp["receive_window"] // tcp["mss"],
         "windowInit_": tcp["initial_window_segments"],
         "tcpTick_": tcp["clock_granularity"] / 1e9,
@@ -219,8 +224,10 @@ def _tcp_flow(flow: dict[str, Any], plan: FlowPlan) -> list[str]:
         "ecn_": int(tcp["ecn"]),
         "syn_": "true" if tcp.get("syn", False) else "false",
     }
-    if tcp["initial_ssthresh_segments"] is not None:
-        settings["ssthresh_"] = tcp["initial_ssthresh_segments"]
+    # Always set: an agent takes ssthresh_ from window_ when it is created (tcp.cc reset()), before
+    # the script sets window_, so ns-2's own initial ssthresh is window_'s class default, 20
+    # packets. tcplab's unbounded ssthresh is a billion packets here.
+    settings["ssthresh_"] = tcp["initial_ssthresh_segments"] or UNBOUNDED_SSTHRESH_PACKETS
     sink = _sink_class(plan, tcp)
     size = flow["size_bytes"] or 0
     lines = [f"set size({i}) {size}", f"set done_bytes({i}) 0", f"set cur_sink({i}) \"\""]
@@ -304,7 +311,9 @@ def _sampler(network: dict[str, Any], interval_ns: int, duration_ns: int) -> lis
     for i in tcp_ids:
         lines += [
             f"    set tcp $cur_tcp({i})",
-            f"    set delivered [expr {{int([tcplab_sink_bytes {i}] / $packet_bytes({i})) * $mss({i})}}]",
+            # The sink counts each in-order packet's size, headers included; a transfer's last
+            # packet can be shorter than the others, so its count is rounded, not truncated.
+            f"    set delivered [expr {{round(double([tcplab_sink_bytes {i}]) / $packet_bytes({i})) * $mss({i})}}]",
             "    if {$tcp != \"\"} {",
             # t_srtt_ is in ticks scaled by 8 (tcp.h T_SRTT_BITS).
             "        set srtt [expr {[$tcp set srtt_] * [$tcp set tcpTick_] / 8.0}]",
@@ -322,8 +331,11 @@ def _sampler(network: dict[str, Any], interval_ns: int, duration_ns: int) -> lis
         "    puts stderr \"progress $t\"",
         "}",
         "",
+        "# A Samples object's mean; it has none (and fails) before its first sample.",
+        "proc tcplab_mean {samples} { if {[$samples cnt] > 0} { return [$samples mean] } else { return 0 } }",
+        "",
         "proc tcplab_finish {} {",
-        "    global ns out agents udp qm ds lost",
+        "    global ns out agents qm ds lost",
         "    tcplab_sample",
     ]
     counters = ("ndatapack_", "ndatabytes_", "nrexmitpack_", "nrexmitbytes_", "nrexmit_", "necnresponses_")
@@ -339,14 +351,12 @@ def _sampler(network: dict[str, Any], interval_ns: int, duration_ns: int) -> lis
             "    }",
             f"    puts $out \"T {i} $sums\"",
         ]
-    for i in udp_ids:
-        lines.append(f"    puts $out \"V {i} [$udp({i}) set seqno_]\"")
     for c, channel in enumerate(channels):
         wire = f"[$lost({c}) set npkts_]" if channel.get("loss") else "0"
         fields = " ".join(f"[$qm({c}) set {v}]" for v in (
             "parrivals_", "barrivals_", "pdepartures_", "bdepartures_", "pdrops_", "bdrops_", "epdrops_", "pmarks_",
             "pkts_", "size_"))
-        lines.append(f"    puts $out \"L {c} {fields} [$ds({c}) mean] [$ds({c}) cnt] {wire}\"")
+        lines.append(f"    puts $out \"L {c} {fields} [tcplab_mean $ds({c})] [$ds({c}) cnt] {wire}\"")
     lines += [
         "    close $out",
         "    exit 0",

@@ -65,7 +65,7 @@ def build_result(scenario: dict[str, Any], resolved_toml: str, network: dict[str
 
 def _parse(samples: str) -> dict[str, Any]:
     parsed: dict[str, Any] = {"F": defaultdict(list), "U": defaultdict(list), "Q": defaultdict(list), "E": [],
-                              "C": {}, "T": {}, "V": {}, "L": {}}
+                              "C": {}, "T": {}, "L": {}}
     for line in samples.splitlines():
         kind, *fields = line.split()
         if kind in ("F", "U", "Q"):
@@ -74,7 +74,7 @@ def _parse(samples: str) -> dict[str, Any]:
             parsed["E"].append((float(fields[0]), int(fields[1]), fields[2]))
         elif kind == "C":
             parsed["C"].setdefault(int(fields[1]), float(fields[0]))
-        else:  # T, V, L: one line per flow or channel at the end
+        else:  # T, L: one line per flow or channel at the end
             parsed[kind][int(fields[0])] = [_number(v) for v in fields[1:]]
     return parsed
 
@@ -117,7 +117,7 @@ def _flow_row(flow: dict[str, Any], rows: list, parsed: dict[str, Any], nodes: l
             "duplicate_bytes": NAN, "packets_lost": NAN, "loss_ratio": NAN,
         })
     else:
-        sent = int(parsed["V"][flow_id][0]) if flow_id in parsed["V"] else 0
+        sent = _cbr_datagrams(flow, duration)
         row.update({
             "bytes_sent": sent * flow["datagram_bytes"], "throughput_bps": sent * flow["datagram_bytes"] * 8 / active,
             "packets_sent": sent, "retransmitted_segments": 0, "retransmitted_bytes": 0, "timeouts": 0,
@@ -128,6 +128,17 @@ def _flow_row(flow: dict[str, Any], rows: list, parsed: dict[str, Any], nodes: l
         })
     row.update({"one_way_delay_mean_ms": NAN, "one_way_delay_p50_ms": NAN, "one_way_delay_p95_ms": NAN})
     return row
+
+
+def _cbr_datagrams(flow: dict[str, Any], duration: float) -> int:
+    """Datagrams a CBR source sent: ns-2's UDP agent counts none, but its CBR (random_ 0) sends at
+    start + k x interval until it stops, interval = size x 8 / rate (tcp/cbr_traffic.cc)."""
+    start = flow["start_ns"] / 1e9
+    end = min(duration, flow["stop_ns"] / 1e9) if flow["stop_ns"] is not None else duration
+    if end < start:
+        return 0
+    interval = flow["datagram_bytes"] * 8 / flow["rate_bps"]
+    return math.floor((end - start) / interval + 1e-9) + 1
 
 
 def _series(flow: dict[str, Any], rows: list) -> list[dict[str, Any]]:
