@@ -4,7 +4,8 @@
 # tests, and fuzzes the scenario parser and every algorithm for a minute each (cargo-fuzz).
 # Everything it needs comes from crates.io, PyPI and Debian's packages (headless Chromium and its
 # driver, which open the HTML reports; tshark, which reads the packet captures; iproute2 and procps,
-# with which the Linux back-end's tests build namespaces, as root).
+# with which the Linux back-end's tests build namespaces, as root; ns2, the ns-2.35 simulator the
+# ns-2 back-end runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,9 +15,10 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! command -v tshark >/dev/null \
-    || ! command -v ip >/dev/null || ! command -v sysctl >/dev/null || ! command -v pgrep >/dev/null; then
+    || ! command -v ip >/dev/null || ! command -v sysctl >/dev/null || ! command -v pgrep >/dev/null \
+    || ! command -v ns >/dev/null; then
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver tshark iproute2 procps >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver tshark iproute2 procps ns2 >/dev/null
 fi
 
 python3 -m pip install --quiet --upgrade pip
