@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::model::{DirectionSpec, LinkSpec, QueueKind, QueueSpec, Scenario, TcpProfile, TcpSpec, TopologyKind};
 use crate::cc;
-use crate::tcp::{AckDelayMode, RecoveryMode, RtoFormula};
+use crate::tcp::{AckDelayMode, EcnResponse, RecoveryMode, RtoFormula, RttSampling};
 use crate::time::{NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::{Buffer, Bytes, Duration, Rate};
 
@@ -85,6 +85,9 @@ impl TcpSpec {
             frto,
             undo,
             rto_formula,
+            rtt_sampling,
+            ecn_response,
+            syn,
             quick_acks,
             limited_transmit,
             duplicate_threshold,
@@ -147,6 +150,9 @@ fn linux_profile() -> TcpSpec {
         frto: Some(true),
         undo: Some(true),
         rto_formula: Some(RtoFormula::Linux),
+        rtt_sampling: Some(RttSampling::EveryAck),
+        ecn_response: Some(EcnResponse::Linux),
+        syn: Some(false),
         quick_acks: Some(16),
         limited_transmit: Some(true),
         min_rto: millis(200),
@@ -175,6 +181,9 @@ fn ns3_profile() -> TcpSpec {
         frto: Some(false),
         undo: Some(false),
         rto_formula: Some(RtoFormula::Rfc6298),
+        rtt_sampling: Some(RttSampling::EveryAck),
+        ecn_response: Some(EcnResponse::Linux),
+        syn: Some(false),
         quick_acks: Some(0),
         limited_transmit: Some(true),
         min_rto: seconds(1),
@@ -205,6 +214,9 @@ fn ns2_profile() -> TcpSpec {
         frto: Some(false),
         undo: Some(false),
         rto_formula: Some(RtoFormula::Rfc6298),
+        rtt_sampling: Some(RttSampling::EveryAck),
+        ecn_response: Some(EcnResponse::Linux),
+        syn: Some(false),
         quick_acks: Some(0),
         limited_transmit: Some(false),
         min_rto: seconds(1),

@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::fmt;
 
 use crate::net::cellular_trace::CellularTraceParams;
-use crate::tcp::{RecoveryMode, RtoFormula};
+use crate::tcp::{EcnResponse, RecoveryMode, RtoFormula, RttSampling};
 use crate::time::NANOS_PER_MILLI;
 use crate::units::{Buffer, Bytes, Duration, Rate};
 
@@ -397,8 +397,20 @@ pub struct TcpSpec {
     pub frto: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undo: Option<bool>,
+    /// "linux", "rfc6298" or "ns2" (ns-2's integer estimator in ticks of `clock_granularity`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto_formula: Option<RtoFormula>,
+    /// Which ACKs feed the RTO estimator: "every_ack" or "timed_segment" (one per round trip,
+    /// as ns-2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_sampling: Option<RttSampling>,
+    /// The reaction to ECN-Echo: "linux" (never below the algorithm's floor) or "rfc3168" (below
+    /// one segment, then wait for the retransmission timer, as ns-2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_response: Option<EcnResponse>,
+    /// A SYN and its SYN-ACK before the data (ns-2's `syn_`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syn: Option<bool>,
     /// Segments the receiver ACKs at once before delayed ACKs start (Linux quick-ACK mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quick_acks: Option<u32>,

@@ -21,7 +21,11 @@
 //!   turning the option off withholds that credit until recovery starts. The FlightSize that fast
 //!   retransmit hands the algorithm leaves those segments out (RFC 5681 section 3.2 step 2).
 //! - ECN (RFC 3168): an ACK with ECE reduces the window through the algorithm at most once per
-//!   window of data, and the next new segment carries CWR.
+//!   window of data, and the next new segment carries CWR. With `ecn_response = "rfc3168"` a
+//!   reduction when the window is one segment or less leaves it below one segment, as ns-2's
+//!   `slowdown` halves a window of 1 to 0.5: no data leaves until the retransmission timer
+//!   expires, which then releases one new segment (section 6.1.2); a second such reduction in a
+//!   row backs the timer off (ns-2 `ecn`, `ecn_backoff_`).
 //! - Undo (Linux `tcp_undo_cwnd_reduction`): a fast recovery or timeout is undone when an ACK
 //!   shows that an original segment, not its retransmission, arrived: with timestamps its echo
 //!   predates the episode's first retransmission (Eifel, RFC 3522); after a timeout with F-RTO
@@ -34,7 +38,7 @@ use super::TcpSender;
 use crate::cc::{CongestionEvent, CongestionKind};
 use crate::net::packet::Packet;
 use crate::tcp::prr::Prr;
-use crate::tcp::{EndpointContext, RecoveryMode};
+use crate::tcp::{EcnResponse, EndpointContext, RecoveryMode};
 use crate::time::SimTime;
 
 impl TcpSender {
@@ -43,6 +47,20 @@ impl TcpSender {
         if !self.config.ecn || self.in_recovery || self.in_timeout_recovery || self.snd_una < self.ecn_recover {
             return;
         }
+        if self.config.ecn_response == EcnResponse::Rfc3168 {
+            let window = if self.one_segment_cap { self.mss() } else { self.effective_cwnd() };
+            if window <= self.mss() {
+                if self.ecn_backoff {
+                    self.rtt.back_off();
+                } else {
+                    self.ecn_backoff = true;
+                }
+                self.ecn_wait = true;
+            } else {
+                self.ecn_backoff = false;
+            }
+        }
+        self.last_reduction_ecn = true;
         self.stats.ecn_reductions += 1;
         self.cc.on_congestion_event(&CongestionEvent {
             now,
@@ -164,6 +182,9 @@ impl TcpSender {
         let now = ctx.events.now();
         self.undo = Some(self.window_before_reduction());
         self.first_retransmission_at = None;
+        self.last_reduction_ecn = false;
+        // ns-2 `reset_rtx_timer` at fast retransmit ends the RTT timing (Karn).
+        self.rtt_timed = None;
         self.in_recovery = true;
         self.partial_ack_seen = false;
         self.recover = self.snd_nxt;

@@ -64,11 +64,33 @@ impl TcpSender {
     /// backs off, and no fast retransmit happens until everything outstanding now is acknowledged.
     fn on_timeout(&mut self, ctx: &mut EndpointContext) {
         self.rto_deadline = None;
+        let now = ctx.events.now();
+        if self.awaiting_syn_ack() {
+            self.on_syn_timeout(ctx);
+            return;
+        }
+        if std::mem::take(&mut self.ecn_wait) && self.segments.is_empty() {
+            // RFC 3168 section 6.1.2 as ns-2 (`timeout` with nothing outstanding): the wait is
+            // over; one new segment leaves, with no backoff and no ssthresh change.
+            self.stats.timeouts += 1;
+            self.stats.events.push((now, "ecn_timer"));
+            self.one_segment_cap = true;
+            self.try_send(ctx);
+            return;
+        }
         if self.segments.is_empty() {
             return;
         }
-        let now = ctx.events.now();
         self.stats.timeouts += 1;
+        // ns-2 `timeout`: an expiry in the window after an ECN reduction is not a loss signal and
+        // is left out of `nrexmit_`.
+        if !(self.last_reduction_ecn && self.snd_una < self.ecn_recover) {
+            self.stats.timeouts_after_loss += 1;
+        }
+        self.last_reduction_ecn = false;
+        self.one_segment_cap = false;
+        // ns-2 `reset_rtx_timer`: the RTT timing ends (Karn).
+        self.rtt_timed = None;
         // When timeouts happen tells more than how many: the events table carries each one.
         self.stats.events.push((now, "timeout"));
         // Linux tcp_enter_loss: a timeout taken from the open state may be undone if it proves
@@ -108,6 +130,24 @@ impl TcpSender {
         self.collect_events(now);
         self.arm_rto(ctx);
         self.try_send(ctx);
+    }
+
+    /// The SYN was not answered in time: a timeout like any other (the algorithm's loss window,
+    /// backoff), then the SYN again. ns-2 counts it in `nrexmit_` too.
+    fn on_syn_timeout(&mut self, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
+        self.stats.timeouts += 1;
+        self.stats.timeouts_after_loss += 1;
+        self.stats.events.push((now, "timeout"));
+        self.cc.on_congestion_event(&CongestionEvent {
+            now,
+            kind: CongestionKind::Timeout,
+            bytes_in_flight: 0,
+            snd_nxt: self.snd_nxt,
+        });
+        self.rtt.back_off();
+        self.collect_events(now);
+        self.send_syn(true, ctx);
     }
 
     /// When the first held ACK that acknowledges outstanding data will be processed, if any.
