@@ -37,8 +37,9 @@ The paper simulates in ns-2 N TCP flows from senders S_i through router G0, a 1.
 bottleneck with a RED queue of b packets (min_th b/6, max_th b/2, w_q 0.002, max_p 0.1, gentle),
 and G1 to receivers R_i over 10 Mbit/s, 5 ms links, for 100 s (Table 1): 1000-byte packets, an
 initial window of 2, NewReno, Limited Transmit and ECN unless stated. Scenarios:
-`scenarios/papers/adc/` (`rtt.toml`, `many-flows.toml`), with the `ns2` TCP profile (1 s minimum
-RTO, no delayed ACKs, no SACK, the 20-packet `window_`).
+`scenarios/papers/adc/` (`rtt.toml`, `many-flows.toml`), with the `ns2` TCP profile (ns-2.35's
+defaults: a SYN first, one timed segment per RTT, 200 ms minimum RTO, no delayed ACKs, no SACK, the
+20-packet `window_`; `ns2-legacy` has the 1 s minimum RTO of older releases).
 
 Choices where the paper is silent (made before any comparison):
 - **Average window**: the mean of every long flow's cwnd sampled every 100 ms from {SETTLED_S:.0f} s to

@@ -457,8 +457,12 @@ pub enum TcpProfile {
     Linux,
     /// ns-3 3.4x TcpSocketBase defaults (the TCP-do and TCP-RTA papers).
     Ns3,
-    /// ns-2's one-way TCP agents (the Active Delay Control and Compound TCP papers).
+    /// ns-2.35's one-way TCP agents with its tcl/lib/ns-default.tcl defaults.
     Ns2,
+    /// ns-2's one-way agents with the timer and Limited Transmit defaults of the releases before
+    /// 2004 (minrto_ 1 s, maxrto_ 100000 s, singledup_ 0), as older papers configured them.
+    #[serde(rename = "ns2-legacy")]
+    Ns2Legacy,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
