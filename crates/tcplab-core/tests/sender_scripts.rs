@@ -762,6 +762,7 @@ fn the_syn_precedes_the_data_and_its_rtt_seeds_the_estimator() {
     assert_eq!(syn[0].ecn, tcplab_core::net::packet::Ecn::NotEct, "a SYN is not ECN-capable");
     s.at(50);
     assert!(s.outbox.is_empty());
+    assert_eq!(s.sender.effective_cwnd(), MSS, "a window of one (the SYN) until the SYN-ACK");
     s.at(100);
     s.ack(0, &[]);
     // The SYN-ACK: the initial window goes out (no growth on it, ns-2's delay_growth_), and the

@@ -209,6 +209,8 @@ fn ns2_profile() -> TcpSpec {
         mss: Some(Bytes(1000)),
         header: Some(Bytes(40)),
         initial_window: Some(2),
+        // `reset` starts ssthresh_ at window_ (20 packets): slow start ends there.
+        initial_ssthresh: Some(20),
         recovery: Some(RecoveryMode::NewReno),
         rack: Some(false),
         tail_loss_probe: Some(false),

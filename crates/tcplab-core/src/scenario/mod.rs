@@ -253,6 +253,7 @@ mod tests {
         );
         assert_eq!(ns2.clock_granularity, 10 * NANOS_PER_MILLI);
         assert!(ns2.limited_transmit && ns2.syn && !ns2.timestamps && !ns2.delayed_ack);
+        assert_eq!(ns2.initial_ssthresh_segments, Some(20), "ssthresh_ starts at window_");
         assert_eq!(
             (ns2.rto_formula, ns2.rtt_sampling, ns2.ecn_response),
             (RtoFormula::Ns2, RttSampling::TimedSegment, EcnResponse::Rfc3168)

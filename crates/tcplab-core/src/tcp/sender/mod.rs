@@ -374,6 +374,10 @@ impl TcpSender {
             // ns-2 halves a window of one segment to half a segment (`slowdown`).
             return self.config.mss / 2;
         }
+        if self.handshake != Handshake::Done {
+            // ns-2 with `delay_growth_`: a window of one (the SYN) until the SYN-ACK.
+            return self.config.mss;
+        }
         let cwnd = self.cc.cwnd();
         if !self.in_recovery {
             return cwnd;
