@@ -703,6 +703,8 @@ fn ecn_at_one_segment_waits_for_the_timer_and_backs_off_on_the_next() {
     assert_eq!(s.sent(), vec![1], "one segment when the timer fires");
     assert_eq!(s.sender.stats.timeouts, 1, "the expiry is counted as a timeout");
     assert_eq!(s.sender.stats.timeouts_after_loss, 0, "but not as a loss (ns-2's nrexmit_)");
+    let events: Vec<_> = s.sender.stats.events.iter().filter(|(t, _)| *t == 400 * MS).map(|(_, e)| *e).collect();
+    assert_eq!(events, vec!["timeout", "ecn_timer"]);
     assert_eq!(s.sender.stats.retransmitted_segments, 0);
     // Congestion persists: ECN-Echo again at one segment. This time the timer backs off
     // (ecn_backoff_): RTT 100 ms again, RTTVAR 37.5 ms, RTO 250 ms, doubled to 500 ms.

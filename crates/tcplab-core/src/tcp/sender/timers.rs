@@ -73,6 +73,8 @@ impl TcpSender {
             // RFC 3168 section 6.1.2 as ns-2 (`timeout` with nothing outstanding): the wait is
             // over; one new segment leaves, with no backoff and no ssthresh change.
             self.stats.timeouts += 1;
+            // Every counted expiry is a `timeout` event; `ecn_timer` tells this kind apart.
+            self.stats.events.push((now, "timeout"));
             self.stats.events.push((now, "ecn_timer"));
             self.one_segment_cap = true;
             self.try_send(ctx);
