@@ -797,3 +797,31 @@ fn a_lost_syn_is_resent_after_the_initial_rto_and_the_data_starts_with_one_segme
     assert_eq!(s.sent(), vec![0]);
     assert_eq!(s.sender.rtt.srtt, None);
 }
+
+#[test]
+fn rfc3168_answers_ecn_at_once_after_a_timeout_and_the_next_expiry_is_not_a_loss_timeout() {
+    let mut s = Script::with_config(TcpConfig {
+        initial_window_segments: 2,
+        ecn_response: tcplab_core::tcp::EcnResponse::Rfc3168,
+        ..config(RecoveryMode::NewReno)
+    });
+    assert_eq!(s.sent(), vec![0, 1]);
+    // No ACK: the initial 1 s timer fires, the window is one segment, segment 0 is resent.
+    s.at(1000);
+    assert_eq!(s.sent(), vec![0]);
+    assert_eq!((s.sender.stats.timeouts, s.sender.stats.timeouts_after_loss), (1, 1));
+    // Its ACK carries ECN-Echo, with segment 1 still outstanding. ns-2 answers at once after a
+    // timeout (last_cwnd_action_ TIMEOUT): one segment halves below one, nothing more is sent.
+    s.at(1100);
+    s.ack_with(1, &[], true);
+    assert!(s.sent().is_empty(), "segment 1 is not resent: the window is below one segment");
+    assert_eq!(s.sender.stats.ecn_reductions, 1);
+    assert_eq!(s.sender.effective_cwnd(), MSS / 2);
+    // The restarted timer (no sample: segment 0 was resent; 2 s backed off) fires with segment 1
+    // outstanding, inside the window of that ECN reduction: a timeout, not one after a loss.
+    s.at(3099);
+    assert!(s.sent().is_empty());
+    s.at(3100);
+    assert_eq!(s.sent(), vec![1]);
+    assert_eq!((s.sender.stats.timeouts, s.sender.stats.timeouts_after_loss), (2, 1));
+}

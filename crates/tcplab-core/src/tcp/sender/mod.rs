@@ -99,6 +99,15 @@ pub struct SenderStats {
     pub events: Vec<(SimTime, &'static str)>,
 }
 
+/// The cause of the latest window reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reduction {
+    None,
+    Ecn,
+    FastRetransmit,
+    Timeout,
+}
+
 /// The connection set-up with `syn = true` (ns-2's one-way agents with `syn_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Handshake {
@@ -179,9 +188,10 @@ pub struct TcpSender {
     /// ECN: no new reaction until `snd_una` passes this; CWR goes on the next new segment.
     ecn_recover: u64,
     cwr_pending: bool,
-    /// The latest reduction was an ECN one (ns-2's `last_cwnd_action_ == CWND_ACTION_ECN`): a
-    /// timeout before `ecn_recover` is then not counted as a loss.
-    last_reduction_ecn: bool,
+    /// What the latest window reduction answered (ns-2's `last_cwnd_action_`): after an ECN one
+    /// a timeout before `ecn_recover` is not counted as a loss; after a timeout, RFC 3168's
+    /// response answers ECN-Echo at once.
+    last_reduction: Reduction,
     /// `ecn_response = "rfc3168"`: an ECN reduction at one segment left the window below one
     /// segment; no data leaves until the retransmission timer fires (RFC 3168 section 6.1.2).
     ecn_wait: bool,
@@ -297,7 +307,7 @@ impl TcpSender {
             probe_outstanding: None,
             ecn_recover: 0,
             cwr_pending: false,
-            last_reduction_ecn: false,
+            last_reduction: Reduction::None,
             ecn_wait: false,
             ecn_backoff: false,
             one_segment_cap: false,

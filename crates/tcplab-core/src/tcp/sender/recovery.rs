@@ -34,7 +34,7 @@
 //!   of retransmitting, so that the next ACK can tell.
 
 use super::ack::AckProgress;
-use super::TcpSender;
+use super::{Reduction, TcpSender};
 use crate::cc::{CongestionEvent, CongestionKind};
 use crate::net::packet::Packet;
 use crate::tcp::prr::Prr;
@@ -43,12 +43,22 @@ use crate::time::SimTime;
 
 impl TcpSender {
     /// An ACK carried ECN-Echo: the algorithm reduces once per window, outside loss recovery.
+    /// RFC 3168's response as ns-2 (`TcpAgent::ecn`) also answers at once after a timeout, and
+    /// halves the window rather than the flight (`slowdown` halves `window()`).
     pub(super) fn on_ecn_echo(&mut self, now: SimTime, flight_size_before: u64) {
-        if !self.config.ecn || self.in_recovery || self.in_timeout_recovery || self.snd_una < self.ecn_recover {
+        let rfc3168 = self.config.ecn_response == EcnResponse::Rfc3168;
+        let due = if rfc3168 {
+            self.snd_una >= self.ecn_recover || self.last_reduction == Reduction::Timeout
+        } else {
+            !self.in_recovery && !self.in_timeout_recovery && self.snd_una >= self.ecn_recover
+        };
+        if !self.config.ecn || !due {
             return;
         }
-        if self.config.ecn_response == EcnResponse::Rfc3168 {
+        let mut basis = flight_size_before;
+        if rfc3168 {
             let window = if self.one_segment_cap { self.mss() } else { self.effective_cwnd() };
+            basis = window.min(self.peer_window);
             if window <= self.mss() {
                 if self.ecn_backoff {
                     self.rtt.back_off();
@@ -60,12 +70,12 @@ impl TcpSender {
                 self.ecn_backoff = false;
             }
         }
-        self.last_reduction_ecn = true;
+        self.last_reduction = Reduction::Ecn;
         self.stats.ecn_reductions += 1;
         self.cc.on_congestion_event(&CongestionEvent {
             now,
             kind: CongestionKind::Ecn,
-            bytes_in_flight: flight_size_before,
+            bytes_in_flight: basis,
             snd_nxt: self.snd_nxt,
         });
         self.ecn_recover = self.snd_nxt;
@@ -182,7 +192,7 @@ impl TcpSender {
         let now = ctx.events.now();
         self.undo = Some(self.window_before_reduction());
         self.first_retransmission_at = None;
-        self.last_reduction_ecn = false;
+        self.last_reduction = Reduction::FastRetransmit;
         // ns-2 `reset_rtx_timer` at fast retransmit ends the RTT timing (Karn).
         self.rtt_timed = None;
         self.in_recovery = true;

@@ -4,7 +4,7 @@
 //! serves ICSK_TIME_RETRANS, ICSK_TIME_REO_TIMEOUT and ICSK_TIME_LOSS_PROBE; an event that finds
 //! no deadline due only re-arms.
 
-use super::TcpSender;
+use super::{Reduction, TcpSender};
 use crate::cc::{CongestionEvent, CongestionKind};
 use crate::sim::Event;
 use crate::tcp::{EndpointContext, RecoveryMode};
@@ -77,6 +77,7 @@ impl TcpSender {
             self.stats.events.push((now, "timeout"));
             self.stats.events.push((now, "ecn_timer"));
             self.one_segment_cap = true;
+            self.last_reduction = Reduction::Timeout;
             self.try_send(ctx);
             return;
         }
@@ -86,10 +87,10 @@ impl TcpSender {
         self.stats.timeouts += 1;
         // ns-2 `timeout`: an expiry in the window after an ECN reduction is not a loss signal and
         // is left out of `nrexmit_`.
-        if !(self.last_reduction_ecn && self.snd_una < self.ecn_recover) {
+        if !(self.last_reduction == Reduction::Ecn && self.snd_una < self.ecn_recover) {
             self.stats.timeouts_after_loss += 1;
         }
-        self.last_reduction_ecn = false;
+        self.last_reduction = Reduction::Timeout;
         self.one_segment_cap = false;
         // ns-2 `reset_rtx_timer`: the RTT timing ends (Karn).
         self.rtt_timed = None;
@@ -141,6 +142,7 @@ impl TcpSender {
         self.stats.timeouts += 1;
         self.stats.timeouts_after_loss += 1;
         self.stats.events.push((now, "timeout"));
+        self.last_reduction = Reduction::Timeout;
         self.cc.on_congestion_event(&CongestionEvent {
             now,
             kind: CongestionKind::Timeout,
