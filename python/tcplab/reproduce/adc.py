@@ -49,7 +49,8 @@ Choices where the paper is silent (made before any comparison):
   whenever the queue holds more than the initial RTO (3 s in ns-2) of data.
 - **Short flows**: the 10 start at random in 30-31 s; each transfers 20 packets (20,000 bytes), and
   the next transfer starts on a new connection as soon as the receiver has the last byte (no think
-  time, no handshake). Transfer time: from a connection's first segment to its last byte's arrival.
+  time; each connection opens with the `ns2` profile's SYN). Transfer time: from a connection's
+  first segment to its last byte's arrival.
 - **Reno** is ns-2's Reno (`recovery = "reno"`), without ECN and Limited Transmit; **Reno+ECN**
   adds ECN. **SDC** runs with a 2 s maximum delay (Figs. 8-9) on all 50 flows; the receiver-based
   variants run NewReno+ECN+LT with the receivers holding ACKs (docs/algorithms/rdc.md).
