@@ -825,3 +825,53 @@ fn rfc3168_answers_ecn_at_once_after_a_timeout_and_the_next_expiry_is_not_a_loss
     assert_eq!(s.sent(), vec![1]);
     assert_eq!((s.sender.stats.timeouts, s.sender.stats.timeouts_after_loss), (2, 1));
 }
+
+#[test]
+fn rfc3168_grows_on_acks_without_ece_and_not_on_later_acks_with_it() {
+    let run = |response| {
+        let mut s = Script::with_config(TcpConfig { ecn_response: response, ..config(RecoveryMode::NewReno) });
+        s.sent();
+        s.at(100);
+        // The first ECE: one reduction, to 5 segments (half of the 10-segment window).
+        s.ack_with(1, &[], true);
+        let after_first = s.sender.cc.cwnd();
+        s.ack_with(2, &[], true);
+        let after_second_ece = s.sender.cc.cwnd();
+        s.ack(3, &[]);
+        (after_first, after_second_ece, s.sender.cc.cwnd())
+    };
+    let (first, second, plain) = run(tcplab_core::tcp::EcnResponse::Rfc3168);
+    // ns-2: the connection's first ECE ACK still opens cwnd (ect_ is not yet set), a later one
+    // does not, an ACK without ECE does, even within the reduced window.
+    assert!(first > 5 * MSS, "{first}");
+    assert_eq!(second, first);
+    assert!(plain > second, "{plain} {second}");
+    // Linux's CWR round: no growth until the window that saw the ECE is acknowledged.
+    let (first, second, plain) = run(tcplab_core::tcp::EcnResponse::Linux);
+    assert_eq!((first, second, plain), (5 * MSS, 5 * MSS, 5 * MSS));
+}
+
+#[test]
+fn rfc3168_repairs_a_loss_in_the_window_of_an_ecn_reduction_without_a_second_reduction() {
+    let run = |response| {
+        let mut s = Script::with_config(TcpConfig {
+            ecn_response: response,
+            limited_transmit: false,
+            ..config(RecoveryMode::NewReno)
+        });
+        s.sent();
+        s.at(100);
+        // Segment 0 arrives with CE; segment 1 is lost, 2, 3 and 4 arrive.
+        s.ack_with(1, &[], true);
+        s.sent();
+        for _ in 0..3 {
+            s.ack(1, &[]);
+        }
+        (s.sent(), s.sender.stats.fast_recoveries, s.sender.cc.ssthresh())
+    };
+    let (sent, recoveries, ssthresh) = run(tcplab_core::tcp::EcnResponse::Rfc3168);
+    assert_eq!((sent.first(), recoveries), (Some(&1), 1), "fast retransmit: {sent:?}");
+    assert_eq!(ssthresh, 5 * MSS, "ns-2 dupack_action: the ECN reduction stands, no second one");
+    let (_, _, ssthresh) = run(tcplab_core::tcp::EcnResponse::Linux);
+    assert!(ssthresh < 5 * MSS, "Linux's response reduces again: {ssthresh}");
+}

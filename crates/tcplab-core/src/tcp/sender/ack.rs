@@ -173,8 +173,14 @@ impl TcpSender {
 
         // 5. The algorithm sees every ACK that acknowledged something.
         if progress.newly_acked_bytes > 0 || rtt_sample.is_some() {
-            // Linux's CWR state: no growth until the window that saw the ECE is acknowledged.
-            let in_cwr_round = self.config.ecn && self.stats.ecn_reductions > 0 && self.snd_una < self.ecn_recover;
+            // Linux's CWR state: no growth until the window that saw the ECE is acknowledged. ns-2
+            // (RFC 3168 response) instead grows on every ACK without ECE and on none with ECE but
+            // the connection's first (`recv_newack_helper`, `ect_`).
+            let in_cwr_round = if rfc3168 {
+                ack.ece && self.ece_seen
+            } else {
+                self.config.ecn && self.stats.ecn_reductions > 0 && self.snd_una < self.ecn_recover
+            };
             let rate = &progress.rate;
             let event = AckEvent {
                 now,
@@ -203,6 +209,9 @@ impl TcpSender {
                 pacing_rate: self.linux_pacing_rate().unwrap_or(0),
             };
             self.cc.on_ack(&event);
+        }
+        if ack.ece && ack_advances {
+            self.ece_seen = true;
         }
         self.collect_events(now);
         self.after_ack(ack_advances, ctx);

@@ -200,6 +200,9 @@ pub struct TcpSender {
     ecn_backoff: bool,
     /// After an ECN wait the window is one segment until an ACK advances (ns-2 sets cwnd_ to 1).
     one_segment_cap: bool,
+    /// An ACK that advanced carried ECN-Echo (ns-2's `ect_`): later ones with ECE do not grow the
+    /// window under the RFC 3168 response.
+    ece_seen: bool,
 
     /// `rtt_sampling = "timed_segment"`: the end of the segment being timed and its send time
     /// (ns-2's `rtt_seq_`, `rtt_ts_`).
@@ -311,6 +314,7 @@ impl TcpSender {
             ecn_wait: false,
             ecn_backoff: false,
             one_segment_cap: false,
+            ece_seen: false,
             rtt_timed: None,
             handshake,
             next_send_time: 0,

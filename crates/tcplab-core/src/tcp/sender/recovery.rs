@@ -48,7 +48,8 @@ impl TcpSender {
     pub(super) fn on_ecn_echo(&mut self, now: SimTime, flight_size_before: u64) {
         let rfc3168 = self.config.ecn_response == EcnResponse::Rfc3168;
         let due = if rfc3168 {
-            self.snd_una >= self.ecn_recover || self.last_reduction == Reduction::Timeout
+            // ns-2: the ACK must cover a segment sent after the last reduction (`seqno > recover_`).
+            self.snd_una > self.ecn_recover || self.last_reduction == Reduction::Timeout
         } else {
             !self.in_recovery && !self.in_timeout_recovery && self.snd_una >= self.ecn_recover
         };
@@ -190,6 +191,13 @@ impl TcpSender {
     /// algorithm), then retransmit the first lost segment whatever the window says.
     pub(super) fn enter_recovery(&mut self, flight_size: u64, ctx: &mut EndpointContext) {
         let now = ctx.events.now();
+        // RFC 3168 as ns-2's Reno and NewReno (`dupack_action`): a loss found in the window of an
+        // ECN reduction is repaired without a second reduction, and that window's end stays the
+        // recovery point (ns-2 keeps `recover_`); the window was already halved once.
+        let after_ecn = self.config.ecn_response == EcnResponse::Rfc3168
+            && self.config.recovery != RecoveryMode::Sack
+            && self.last_reduction == Reduction::Ecn
+            && self.snd_una <= self.ecn_recover;
         self.undo = Some(self.window_before_reduction());
         self.first_retransmission_at = None;
         self.last_reduction = Reduction::FastRetransmit;
@@ -197,18 +205,22 @@ impl TcpSender {
         self.rtt_timed = None;
         self.in_recovery = true;
         self.partial_ack_seen = false;
-        self.recover = self.snd_nxt;
-        self.ecn_recover = self.snd_nxt;
-        self.cwr_pending = self.config.ecn;
         self.stats.fast_recoveries += 1;
         self.probe_deadline = None;
         self.probe_outstanding = None;
-        self.cc.on_congestion_event(&CongestionEvent {
-            now,
-            kind: CongestionKind::FastRetransmit,
-            bytes_in_flight: flight_size,
-            snd_nxt: self.snd_nxt,
-        });
+        if after_ecn {
+            self.recover = self.ecn_recover;
+        } else {
+            self.recover = self.snd_nxt;
+            self.ecn_recover = self.snd_nxt;
+            self.cwr_pending = self.config.ecn;
+            self.cc.on_congestion_event(&CongestionEvent {
+                now,
+                kind: CongestionKind::FastRetransmit,
+                bytes_in_flight: flight_size,
+                snd_nxt: self.snd_nxt,
+            });
+        }
         self.inflation = match self.config.recovery {
             RecoveryMode::NewReno | RecoveryMode::Reno => {
                 (self.config.duplicate_threshold as u64 * self.config.mss) as i64
