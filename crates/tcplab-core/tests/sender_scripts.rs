@@ -875,3 +875,23 @@ fn rfc3168_repairs_a_loss_in_the_window_of_an_ecn_reduction_without_a_second_red
     let (_, _, ssthresh) = run(tcplab_core::tcp::EcnResponse::Linux);
     assert!(ssthresh < 5 * MSS, "Linux's response reduces again: {ssthresh}");
 }
+
+#[test]
+fn rfc3168_with_sack_also_repairs_a_loss_in_the_ecn_window_without_a_second_reduction() {
+    let mut s = Script::with_config(TcpConfig {
+        ecn_response: tcplab_core::tcp::EcnResponse::Rfc3168,
+        ..config(RecoveryMode::Sack)
+    });
+    s.sent();
+    s.at(100);
+    s.ack_with(1, &[], true);
+    assert_eq!(s.sender.cc.ssthresh(), 5 * MSS);
+    s.sent();
+    // Segment 1 lost, 2..4 SACKed: Sack1's dupack_action in the ECN window.
+    s.ack(1, &[(2, 3)]);
+    s.ack(1, &[(2, 4)]);
+    s.ack(1, &[(2, 5)]);
+    assert_eq!(s.sender.stats.fast_recoveries, 1);
+    assert!(s.sent().contains(&1));
+    assert_eq!(s.sender.cc.ssthresh(), 5 * MSS);
+}

@@ -191,11 +191,10 @@ impl TcpSender {
     /// algorithm), then retransmit the first lost segment whatever the window says.
     pub(super) fn enter_recovery(&mut self, flight_size: u64, ctx: &mut EndpointContext) {
         let now = ctx.events.now();
-        // RFC 3168 as ns-2's Reno and NewReno (`dupack_action`): a loss found in the window of an
-        // ECN reduction is repaired without a second reduction, and that window's end stays the
-        // recovery point (ns-2 keeps `recover_`); the window was already halved once.
+        // RFC 3168 as ns-2's Reno, NewReno and Sack1 (`dupack_action`): a loss found in the
+        // window of an ECN reduction is repaired without a second reduction, and that window's end
+        // stays the recovery point (ns-2 keeps `recover_`); the window was already halved once.
         let after_ecn = self.config.ecn_response == EcnResponse::Rfc3168
-            && self.config.recovery != RecoveryMode::Sack
             && self.last_reduction == Reduction::Ecn
             && self.snd_una <= self.ecn_recover;
         self.undo = Some(self.window_before_reduction());
