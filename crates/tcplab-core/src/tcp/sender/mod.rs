@@ -37,7 +37,7 @@ use crate::prefetch::{hint, Hint};
 use crate::tcp::prr::Prr;
 use crate::tcp::rack::Rack;
 use crate::tcp::rtt::RttEstimator;
-use crate::tcp::{EndpointContext, RecoveryMode, RttSampling, TcpConfig};
+use crate::tcp::{EcnResponse, EndpointContext, RecoveryMode, RttSampling, TcpConfig};
 use crate::time::{transmission_time, SimTime, NANOS_PER_SEC};
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -628,7 +628,11 @@ impl TcpSender {
         self.first_retransmission_at.get_or_insert(now);
         self.stats.retransmitted_segments += 1;
         self.stats.retransmitted_bytes += length;
-        self.emit(start, length, false, true, ctx);
+        // ns-2 (`SetCWRonRetransmit_ true` since 2008/06/05, tcp.cc `output`) sets CWR on the
+        // next segment, retransmissions included, so that the receiver stops echoing ECE even
+        // while only retransmissions may leave (after a timeout or an ECN wait).
+        let cwr = self.config.ecn_response == EcnResponse::Rfc3168 && std::mem::take(&mut self.cwr_pending);
+        self.emit(start, length, cwr, true, ctx);
     }
 
     fn send_new(&mut self, length: u64, ctx: &mut EndpointContext) {
