@@ -22,6 +22,8 @@
 //! cumulative part covers any segment that was ever retransmitted gives no sample from that part;
 //! newly SACKed segments that were never retransmitted still give one; with timestamps (RFC 7323)
 //! an ACK that acknowledged new data and gave no other sample is timed from its echoed send time.
+//! With `rtt_sampling = "timed_segment"` only one segment per round trip feeds the estimator, as
+//! ns-2 (`ack.rs`); with `syn` a SYN and its SYN-ACK come first and time the first sample.
 
 mod ack;
 mod loss_detection;
