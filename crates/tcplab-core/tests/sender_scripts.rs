@@ -898,3 +898,24 @@ fn rfc3168_with_sack_also_repairs_a_loss_in_the_ecn_window_without_a_second_redu
     assert!(s.sent().contains(&1));
     assert_eq!(s.sender.cc.ssthresh(), 5 * MSS);
 }
+
+#[test]
+fn rfc3168_keeps_ssthresh_at_a_timeout_in_the_window_of_an_ecn_reduction() {
+    let run = |response| {
+        let mut s = Script::with_config(TcpConfig { ecn_response: response, ..config(RecoveryMode::NewReno) });
+        s.sent();
+        s.at(100);
+        s.ack_with(1, &[], true);
+        let after_ecn = s.sender.cc.ssthresh();
+        // Nothing more arrives: the timer fires inside the reduced window.
+        s.at(400);
+        assert_eq!(s.sent(), vec![1]);
+        (after_ecn, s.sender.cc.ssthresh(), s.sender.cc.cwnd())
+    };
+    // ns-2: the ECN reduction halved the 10-segment window; the timeout only drops cwnd to one.
+    let rfc3168 = run(tcplab_core::tcp::EcnResponse::Rfc3168);
+    assert_eq!(rfc3168, (5 * MSS, 5 * MSS, MSS));
+    // Linux's response: the timeout halves the 9 segments in flight again.
+    let linux = run(tcplab_core::tcp::EcnResponse::Linux);
+    assert_eq!(linux, (5 * MSS, 4_500, MSS));
+}

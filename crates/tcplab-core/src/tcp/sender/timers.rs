@@ -7,7 +7,7 @@
 use super::{Reduction, TcpSender};
 use crate::cc::{CongestionEvent, CongestionKind};
 use crate::sim::Event;
-use crate::tcp::{EndpointContext, RecoveryMode};
+use crate::tcp::{EcnResponse, EndpointContext, RecoveryMode};
 
 impl TcpSender {
     pub(super) fn arm_rto(&mut self, ctx: &mut EndpointContext) {
@@ -87,7 +87,8 @@ impl TcpSender {
         self.stats.timeouts += 1;
         // ns-2 `timeout`: an expiry in the window after an ECN reduction is not a loss signal and
         // is left out of `nrexmit_`.
-        if !(self.last_reduction == Reduction::Ecn && self.snd_una < self.ecn_recover) {
+        let in_ecn_window = self.last_reduction == Reduction::Ecn && self.snd_una < self.ecn_recover;
+        if !in_ecn_window {
             self.stats.timeouts_after_loss += 1;
         }
         self.last_reduction = Reduction::Timeout;
@@ -105,12 +106,19 @@ impl TcpSender {
             self.first_retransmission_at = None;
         }
         self.frto_high_seq = (self.config.frto && (!self.in_recovery || repeated)).then_some(self.snd_nxt);
+        let ssthresh_before = self.cc.ssthresh();
         self.cc.on_congestion_event(&CongestionEvent {
             now,
             kind: CongestionKind::Timeout,
             bytes_in_flight: self.bytes_in_flight(),
             snd_nxt: self.snd_nxt,
         });
+        if in_ecn_window && self.config.ecn_response == EcnResponse::Rfc3168 {
+            // ns-2 (`timeout` after an ECN reduction: `slowdown(CLOSE_CWND_ONE)`) drops the window
+            // to one segment but keeps ssthresh: the algorithm's cut is taken back through its
+            // undo hook, with the loss window kept.
+            self.cc.undo_reduction(now, self.cc.cwnd(), ssthresh_before);
+        }
         for offset in 0..self.segments.len() {
             self.segments[offset].retransmission_in_flight = false;
             self.mark_lost_after_timeout(offset);
