@@ -160,12 +160,25 @@ fn tcp_header(packet: &Packet, data: bool) -> TcpHeader {
         let (value, echo) = (millis(packet.sent_at), millis(packet.ts_echo));
         options.extend([TcpOptionElement::Noop, TcpOptionElement::Noop, TcpOptionElement::Timestamp(value, echo)]);
     }
-    if data {
+    // `tcp.syn`: the SYN is the only data packet without payload, and its SYN-ACK the only ACK
+    // that acknowledges nothing and holds nothing out of order. The SYN takes the sequence number
+    // before the first data byte.
+    let syn = if data { packet.payload_bytes == 0 } else { packet.ack == 0 && packet.sack_count == 0 };
+    if data && syn {
+        tcp.sequence_number = isn.wrapping_sub(1);
+        tcp.acknowledgment_number = 0;
+        tcp.ack = false;
+        tcp.syn = true;
+    } else if data {
         tcp.sequence_number = isn.wrapping_add(packet.sequence as u32);
         // The receiver's initial sequence number is 0 here: data segments acknowledge nothing.
         tcp.acknowledgment_number = 1;
         tcp.psh = true;
         tcp.cwr = packet.cwr;
+    } else if syn {
+        tcp.sequence_number = 0;
+        tcp.acknowledgment_number = isn;
+        tcp.syn = true;
     } else {
         tcp.sequence_number = 1;
         tcp.acknowledgment_number = isn.wrapping_add(packet.ack as u32);
@@ -238,6 +251,27 @@ mod tests {
         let isn = initial_sequence(0);
         let sack = TcpOptionElement::SelectiveAcknowledgement((isn + 2896, isn + 5792), [None; 3]);
         assert!(tcp.options_iterator().any(|o| o.unwrap() == sack));
+    }
+
+    #[test]
+    fn the_syn_and_syn_ack_carry_the_syn_flag() {
+        let endpoints = FlowEndpoints { tcp: vec![(0, 1)], udp: vec![] };
+        let tcp_of = |packet: &Packet| {
+            let mut frame = Vec::new();
+            encode(packet, &endpoints, &mut frame).unwrap();
+            let parsed = etherparse::LaxPacketHeaders::from_ethernet(&frame).unwrap();
+            let Some(etherparse::TransportHeader::Tcp(tcp)) = parsed.transport else { panic!("TCP") };
+            tcp
+        };
+        let isn = initial_sequence(0);
+        let syn = tcp_of(&Packet { kind: PacketKind::TcpData, wire_bytes: 40, ..Packet::default() });
+        assert!(syn.syn && !syn.ack && !syn.psh);
+        assert_eq!(syn.sequence_number, isn.wrapping_sub(1), "the SYN takes the number before the data");
+        let syn_ack = tcp_of(&Packet { kind: PacketKind::TcpAck, wire_bytes: 40, ..Packet::default() });
+        assert!(syn_ack.syn && syn_ack.ack);
+        assert_eq!((syn_ack.sequence_number, syn_ack.acknowledgment_number), (0, isn));
+        let ack = tcp_of(&Packet { kind: PacketKind::TcpAck, wire_bytes: 40, ack: 1000, ..Packet::default() });
+        assert!(!ack.syn);
     }
 
     #[test]

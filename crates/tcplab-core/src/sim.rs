@@ -345,6 +345,8 @@ pub enum StreamKind {
     Algorithm = 5,
     /// Generated delivery traces (kept apart from the channel's loss and jitter draws).
     Trace = 6,
+    /// The phase of a TCP connection's tick clock (ns-2's `boot_time_`).
+    TcpClock = 7,
 }
 
 /// The random number generator every component uses.

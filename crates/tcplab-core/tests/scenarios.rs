@@ -401,3 +401,54 @@ fn on_off_sources_send_about_their_duty_cycle() {
     let exponential = results.flows.f64("goodput_bps")[1];
     assert!((0.6e6..1.4e6).contains(&exponential), "exponential on/off: {exponential}");
 }
+
+#[test]
+fn ns2s_sender_delivers_every_byte_once_through_loss_reordering_ecn_waits_and_handshakes() {
+    // The ns2 profile (SYN, timed segments, ns-2's RTO, the RFC 3168 response) with heavy ECN
+    // marking, random loss both ways (SYNs and SYN-ACKs too) and reordering; each recovery mode;
+    // finite transfers, some on restarting connections.
+    let results = run(r#"
+        [simulation]
+        duration = "120s"
+        seed = 11
+        [topology]
+        kind = "dumbbell"
+        bottleneck = { rate = "2Mbps", delay = "10ms", buffer = "40p", queue = { kind = "red", ecn = true, max_p = 0.5 }, forward = { loss = { model = "bernoulli", p = 0.02 }, jitter = { distribution = "uniform", max = "3ms", reorder = true } }, reverse = { loss = { model = "bernoulli", p = 0.02 } } }
+        [tcp]
+        profile = "ns2"
+        ecn = true
+        [[flows]]
+        cc = "newreno"
+        count = 4
+        size = "300KB"
+        [[flows]]
+        cc = "reno"
+        size = "200KB"
+        tcp = { recovery = "reno" }
+        [[flows]]
+        cc = "newreno"
+        size = "200KB"
+        tcp = { recovery = "sack" }
+        [[flows]]
+        cc = "newreno"
+        count = 2
+        size = "20KB"
+        restart = true
+    "#);
+    let flows = &results.flows;
+    let delivered = flows.u64("bytes_delivered");
+    for (i, size) in [300_000u64, 300_000, 300_000, 300_000, 200_000, 200_000].iter().enumerate() {
+        assert_eq!(delivered[i], *size, "flow {i} delivered exactly its size");
+        assert!(flows.f64("completion_time_s")[i].is_finite(), "flow {i} completed");
+    }
+    for (i, bytes) in delivered.iter().enumerate().skip(6) {
+        assert!(*bytes > 20_000 * 10, "restarting flow {i} completed transfers: {bytes}");
+    }
+    let timeouts = flows.u64("timeouts");
+    let after_loss = flows.u64("timeouts_after_loss");
+    assert!(timeouts.iter().zip(after_loss).all(|(t, a)| a <= t));
+    assert!(flows.u64("ecn_reductions").iter().sum::<u64>() > 0);
+    let waits = results.events.text("event").iter().filter(|e| **e == "ecn_timer").count();
+    assert!(waits > 0, "some ECN reductions found the window at one segment");
+    assert!(timeouts.iter().sum::<u64>() > after_loss.iter().sum::<u64>());
+}

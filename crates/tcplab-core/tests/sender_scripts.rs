@@ -33,6 +33,9 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         frto: false,
         undo: true,
         rto_formula: tcplab_core::tcp::RtoFormula::Rfc6298,
+        rtt_sampling: tcplab_core::tcp::RttSampling::EveryAck,
+        ecn_response: tcplab_core::tcp::EcnResponse::Linux,
+        syn: false,
         quick_ack_segments: 0,
         limited_transmit: true,
         duplicate_threshold: 3,
@@ -611,4 +614,308 @@ fn an_ack_the_sender_itself_holds_does_not_let_the_retransmission_timer_fire() {
     assert!(script.sender.stats.bytes_sent >= 20 * MSS, "the transfer stalled");
     assert!(hold_beyond_timer, "the script never held an ACK longer than the timer: it tests nothing");
     assert_eq!(script.sender.stats.timeouts, 0);
+}
+
+// ----- ns-2's sender: timed segments, its RTO, the RFC 3168 ECN response, the SYN -----
+
+/// ns-2.35's defaults where they matter here: 1000-byte segments, 2-segment initial window,
+/// tcpTick_ 10 ms, minrto_ 200 ms, rtxcur_init_ 3 s, maxrto_ 60 s, one timed segment per RTT.
+fn ns2_config() -> TcpConfig {
+    TcpConfig {
+        initial_window_segments: 2,
+        recovery: RecoveryMode::NewReno,
+        undo: false,
+        rto_formula: tcplab_core::tcp::RtoFormula::Ns2,
+        rtt_sampling: tcplab_core::tcp::RttSampling::TimedSegment,
+        ecn_response: tcplab_core::tcp::EcnResponse::Rfc3168,
+        min_rto: 200 * MS,
+        initial_rto: 3 * SEC,
+        max_rto: 60 * SEC,
+        clock_granularity: 10 * MS,
+        ..config(RecoveryMode::NewReno)
+    }
+}
+
+#[test]
+fn one_timed_segment_per_round_trip_gives_ns2s_rto() {
+    let mut s = Script::with_config(ns2_config());
+    // Segments 0 and 1 leave at 0 ms; segment 0 is timed. The clock's phase is 0 here.
+    assert_eq!(s.sent(), vec![0, 1]);
+    assert_eq!(s.sender.rtt.rto(), 3 * SEC, "rtxcur_init_ before a sample");
+    s.at(105);
+    s.ack(1, &[]);
+    // Segment 0: sent at 0, ACK at 105 ms: tick boundaries 10..100 ms, m = 10 ticks.
+    // srtt8 = 80, rttvar4 = 20; RTO = (8 x 20 + 80) >> 3 = 30 ticks = 300 ms.
+    assert_eq!(s.sent(), vec![2, 3], "slow start; segment 2 is the next timed one");
+    assert_eq!(s.sender.rtt.rto(), 300 * MS);
+    s.at(110);
+    s.ack(2, &[]);
+    assert_eq!(s.sent(), vec![4, 5]);
+    assert_eq!(s.sender.rtt.rto(), 300 * MS, "segment 1 was not timed: no sample");
+    s.at(265);
+    s.ack(3, &[]);
+    // Segment 2: sent at 105, ACK at 265: boundaries 110..260 ms, m = 26 - 10 = 16 ticks.
+    // d = 16 - (80 >> 3) = 6: srtt8 = 86; rttvar4 = 20 + 6 - (20 >> 2) = 21;
+    // RTO = (8 x 21 + 86) >> 3 = 254 >> 3 = 31 ticks = 310 ms. (Every ACK sampled, RFC 6298
+    // would have averaged 105, 110 and 160 ms.)
+    assert_eq!(s.sent(), vec![6, 7]);
+    assert_eq!(s.sender.rtt.rto(), 310 * MS);
+    // Nothing more arrives: the timer armed at 265 ms fires at 575 ms.
+    s.at(574);
+    assert!(s.sent().is_empty());
+    s.at(575);
+    assert_eq!(s.sent(), vec![3], "go-back-N from the first unacknowledged segment");
+    assert_eq!((s.sender.stats.timeouts, s.sender.stats.timeouts_after_loss), (1, 1));
+    assert_eq!(s.sender.rtt.rto(), 620 * MS, "backoff 2");
+    // The timeout cancelled the timing of segment 6 (Karn): this ACK gives no sample and the
+    // backoff stays.
+    s.at(700);
+    s.ack(8, &[]);
+    assert_eq!(s.sender.rtt.rto(), 620 * MS);
+    let sent = s.sent();
+    assert_eq!(sent.first(), Some(&8), "new data after the timeout recovery: {sent:?}");
+    // Segment 8 (sent at 700) is timed; ACK at 800: m = 80 - 70 = 10 ticks. d = 10 - 10 = 0:
+    // srtt8 = 86, rttvar4 = 21 + 0 - 5 = 16; RTO = (128 + 86) >> 3 = 26 ticks = 260 ms, and the
+    // timed ACK ends the backoff.
+    s.at(800);
+    s.ack(9, &[]);
+    assert_eq!(s.sender.rtt.rto(), 260 * MS);
+}
+
+#[test]
+fn ecn_at_one_segment_waits_for_the_timer_and_backs_off_on_the_next() {
+    let mut s = Script::with_config(TcpConfig {
+        initial_window_segments: 1,
+        ecn_response: tcplab_core::tcp::EcnResponse::Rfc3168,
+        ..config(RecoveryMode::NewReno)
+    });
+    assert_eq!(s.sent(), vec![0]);
+    s.at(100);
+    // ECN-Echo with a window of one segment: ns-2 halves it to half a segment, so nothing may
+    // leave; the timer is restarted: RFC 6298 with the 100 ms sample, 100 + 4 x 50 = 300 ms.
+    s.ack_with(1, &[], true);
+    assert!(s.sent().is_empty());
+    assert_eq!(s.sender.effective_cwnd(), MSS / 2, "below one segment");
+    assert_eq!(s.sender.stats.ecn_reductions, 1);
+    s.at(399);
+    assert!(s.sent().is_empty(), "the next new segment waits for the timer");
+    s.at(400);
+    assert_eq!(s.sent(), vec![1], "one segment when the timer fires");
+    assert_eq!(s.sender.stats.timeouts, 1, "the expiry is counted as a timeout");
+    assert_eq!(s.sender.stats.timeouts_after_loss, 0, "but not as a loss (ns-2's nrexmit_)");
+    let events: Vec<_> = s.sender.stats.events.iter().filter(|(t, _)| *t == 400 * MS).map(|(_, e)| *e).collect();
+    assert_eq!(events, vec!["timeout", "ecn_timer"]);
+    assert_eq!(s.sender.stats.retransmitted_segments, 0);
+    // Congestion persists: ECN-Echo again at one segment. This time the timer backs off
+    // (ecn_backoff_): RTT 100 ms again, RTTVAR 37.5 ms, RTO 250 ms, doubled to 500 ms.
+    s.at(500);
+    s.ack_with(2, &[], true);
+    assert!(s.sent().is_empty());
+    assert_eq!(s.sender.rtt.rto(), 500 * MS);
+    s.at(999);
+    assert!(s.sent().is_empty());
+    s.at(1000);
+    assert_eq!(s.sent(), vec![2]);
+    assert_eq!((s.sender.stats.timeouts, s.sender.stats.timeouts_after_loss), (2, 0));
+    // An ACK without ECN-Echo ends the episode: the algorithm's window (2 segments) applies.
+    s.at(1100);
+    s.ack(3, &[]);
+    assert_eq!(s.sent(), vec![3, 4]);
+    // RTTVAR 3/4 x 37.5 = 28.125 ms: 100 + 112.5 = 212.5 ms, no longer doubled.
+    assert_eq!(s.sender.rtt.rto(), 212_500_000, "the sample ended the backoff");
+}
+
+#[test]
+fn linux_ecn_response_keeps_sending_at_the_algorithms_floor() {
+    let mut s = Script::with_config(TcpConfig { initial_window_segments: 1, ..config(RecoveryMode::NewReno) });
+    assert_eq!(s.sent(), vec![0]);
+    s.at(100);
+    s.ack_with(1, &[], true);
+    assert_eq!(s.sent(), vec![1, 2], "cwnd = ssthresh = 2 segments at once");
+    assert_eq!(s.sender.stats.timeouts, 0);
+}
+
+#[test]
+fn a_timeout_in_the_window_after_an_ecn_reduction_is_not_a_loss_timeout() {
+    let mut s = Script::new(RecoveryMode::NewReno);
+    s.sent();
+    s.at(100);
+    // ECN-Echo on the first ACK: one reduction for the window up to segment 11.
+    s.ack_with(1, &[], true);
+    assert_eq!(s.sender.stats.ecn_reductions, 1);
+    s.sent();
+    // Nothing else arrives: the timer (100 + 300 ms) fires inside that window.
+    s.at(400);
+    assert_eq!(s.sent(), vec![1]);
+    assert_eq!((s.sender.stats.timeouts, s.sender.stats.timeouts_after_loss), (1, 0));
+    // The backed-off timer (600 ms) fires again, no longer after an ECN reduction.
+    s.at(1000);
+    assert_eq!(s.sent(), vec![1]);
+    assert_eq!((s.sender.stats.timeouts, s.sender.stats.timeouts_after_loss), (2, 1));
+}
+
+#[test]
+fn the_syn_precedes_the_data_and_its_rtt_seeds_the_estimator() {
+    let mut s =
+        Script::with_config(TcpConfig { syn: true, initial_window_segments: 2, ..config(RecoveryMode::NewReno) });
+    let syn: Vec<_> = s.outbox.drain(..).collect();
+    assert_eq!(syn.len(), 1, "only the SYN before the SYN-ACK");
+    assert_eq!((syn[0].payload_bytes, syn[0].wire_bytes, syn[0].sequence), (0, 40, 0));
+    assert_eq!(syn[0].ecn, tcplab_core::net::packet::Ecn::NotEct, "a SYN is not ECN-capable");
+    s.at(50);
+    assert!(s.outbox.is_empty());
+    assert_eq!(s.sender.effective_cwnd(), MSS, "a window of one (the SYN) until the SYN-ACK");
+    s.at(100);
+    s.ack(0, &[]);
+    // The SYN-ACK: the initial window goes out (no growth on it, ns-2's delay_growth_), and the
+    // SYN's 100 ms is the first sample: RTO 100 + 4 x 50 = 300 ms.
+    assert_eq!(s.sent(), vec![0, 1]);
+    assert_eq!(s.sender.rtt.srtt, Some(100 * MS));
+    assert_eq!(s.sender.rtt.rto(), 300 * MS);
+    assert_eq!(s.sender.stats.segments_sent, 3);
+    s.at(200);
+    s.ack(2, &[]);
+    assert_eq!(s.sent(), vec![2, 3, 4], "slow start from the initial window: cwnd 3");
+}
+
+#[test]
+fn a_lost_syn_is_resent_after_the_initial_rto_and_the_data_starts_with_one_segment() {
+    let mut s =
+        Script::with_config(TcpConfig { syn: true, initial_window_segments: 2, ..config(RecoveryMode::NewReno) });
+    s.outbox.clear();
+    s.at(999);
+    assert!(s.outbox.is_empty());
+    s.at(1000);
+    let syn: Vec<_> = s.outbox.drain(..).collect();
+    assert_eq!((syn.len(), syn[0].payload_bytes), (1, 0), "the SYN again");
+    assert_eq!((s.sender.stats.timeouts, s.sender.stats.timeouts_after_loss), (1, 1));
+    assert_eq!(s.sender.rtt.rto(), 2 * SEC, "backed off");
+    s.at(1100);
+    s.ack(0, &[]);
+    // No sample from a resent SYN (Karn); the loss window of one segment (ns-2: windowInit_
+    // drops to 1 when the first packet was lost).
+    assert_eq!(s.sent(), vec![0]);
+    assert_eq!(s.sender.rtt.srtt, None);
+}
+
+#[test]
+fn rfc3168_answers_ecn_at_once_after_a_timeout_and_the_next_expiry_is_not_a_loss_timeout() {
+    let mut s = Script::with_config(TcpConfig {
+        initial_window_segments: 2,
+        ecn_response: tcplab_core::tcp::EcnResponse::Rfc3168,
+        ..config(RecoveryMode::NewReno)
+    });
+    assert_eq!(s.sent(), vec![0, 1]);
+    // No ACK: the initial 1 s timer fires, the window is one segment, segment 0 is resent.
+    s.at(1000);
+    assert_eq!(s.sent(), vec![0]);
+    assert_eq!((s.sender.stats.timeouts, s.sender.stats.timeouts_after_loss), (1, 1));
+    // Its ACK carries ECN-Echo, with segment 1 still outstanding. ns-2 answers at once after a
+    // timeout (last_cwnd_action_ TIMEOUT): one segment halves below one, nothing more is sent.
+    s.at(1100);
+    s.ack_with(1, &[], true);
+    assert!(s.sent().is_empty(), "segment 1 is not resent: the window is below one segment");
+    assert_eq!(s.sender.stats.ecn_reductions, 1);
+    assert_eq!(s.sender.effective_cwnd(), MSS / 2);
+    // The restarted timer (no sample: segment 0 was resent; 2 s backed off) fires with segment 1
+    // outstanding, inside the window of that ECN reduction: a timeout, not one after a loss.
+    s.at(3099);
+    assert!(s.sent().is_empty());
+    s.at(3100);
+    let resent: Vec<_> = s.outbox.drain(..).map(|p| (p.sequence / MSS, p.cwr)).collect();
+    // The retransmission carries CWR (ns-2's SetCWRonRetransmit_), so the receiver stops
+    // echoing ECE although no new segment can leave yet.
+    assert_eq!(resent, vec![(1, true)]);
+    assert_eq!((s.sender.stats.timeouts, s.sender.stats.timeouts_after_loss), (2, 1));
+}
+
+#[test]
+fn rfc3168_grows_on_acks_without_ece_and_not_on_later_acks_with_it() {
+    let run = |response| {
+        let mut s = Script::with_config(TcpConfig { ecn_response: response, ..config(RecoveryMode::NewReno) });
+        s.sent();
+        s.at(100);
+        // The first ECE: one reduction, to 5 segments (half of the 10-segment window).
+        s.ack_with(1, &[], true);
+        let after_first = s.sender.cc.cwnd();
+        s.ack_with(2, &[], true);
+        let after_second_ece = s.sender.cc.cwnd();
+        s.ack(3, &[]);
+        (after_first, after_second_ece, s.sender.cc.cwnd())
+    };
+    let (first, second, plain) = run(tcplab_core::tcp::EcnResponse::Rfc3168);
+    // ns-2: the connection's first ECE ACK still opens cwnd (ect_ is not yet set), a later one
+    // does not, an ACK without ECE does, even within the reduced window.
+    assert!(first > 5 * MSS, "{first}");
+    assert_eq!(second, first);
+    assert!(plain > second, "{plain} {second}");
+    // Linux's CWR round: no growth until the window that saw the ECE is acknowledged.
+    let (first, second, plain) = run(tcplab_core::tcp::EcnResponse::Linux);
+    assert_eq!((first, second, plain), (5 * MSS, 5 * MSS, 5 * MSS));
+}
+
+#[test]
+fn rfc3168_repairs_a_loss_in_the_window_of_an_ecn_reduction_without_a_second_reduction() {
+    let run = |response| {
+        let mut s = Script::with_config(TcpConfig {
+            ecn_response: response,
+            limited_transmit: false,
+            ..config(RecoveryMode::NewReno)
+        });
+        s.sent();
+        s.at(100);
+        // Segment 0 arrives with CE; segment 1 is lost, 2, 3 and 4 arrive.
+        s.ack_with(1, &[], true);
+        s.sent();
+        for _ in 0..3 {
+            s.ack(1, &[]);
+        }
+        (s.sent(), s.sender.stats.fast_recoveries, s.sender.cc.ssthresh())
+    };
+    let (sent, recoveries, ssthresh) = run(tcplab_core::tcp::EcnResponse::Rfc3168);
+    assert_eq!((sent.first(), recoveries), (Some(&1), 1), "fast retransmit: {sent:?}");
+    assert_eq!(ssthresh, 5 * MSS, "ns-2 dupack_action: the ECN reduction stands, no second one");
+    let (_, _, ssthresh) = run(tcplab_core::tcp::EcnResponse::Linux);
+    assert!(ssthresh < 5 * MSS, "Linux's response reduces again: {ssthresh}");
+}
+
+#[test]
+fn rfc3168_with_sack_also_repairs_a_loss_in_the_ecn_window_without_a_second_reduction() {
+    let mut s = Script::with_config(TcpConfig {
+        ecn_response: tcplab_core::tcp::EcnResponse::Rfc3168,
+        ..config(RecoveryMode::Sack)
+    });
+    s.sent();
+    s.at(100);
+    s.ack_with(1, &[], true);
+    assert_eq!(s.sender.cc.ssthresh(), 5 * MSS);
+    s.sent();
+    // Segment 1 lost, 2..4 SACKed: Sack1's dupack_action in the ECN window.
+    s.ack(1, &[(2, 3)]);
+    s.ack(1, &[(2, 4)]);
+    s.ack(1, &[(2, 5)]);
+    assert_eq!(s.sender.stats.fast_recoveries, 1);
+    assert!(s.sent().contains(&1));
+    assert_eq!(s.sender.cc.ssthresh(), 5 * MSS);
+}
+
+#[test]
+fn rfc3168_keeps_ssthresh_at_a_timeout_in_the_window_of_an_ecn_reduction() {
+    let run = |response| {
+        let mut s = Script::with_config(TcpConfig { ecn_response: response, ..config(RecoveryMode::NewReno) });
+        s.sent();
+        s.at(100);
+        s.ack_with(1, &[], true);
+        let after_ecn = s.sender.cc.ssthresh();
+        // Nothing more arrives: the timer fires inside the reduced window.
+        s.at(400);
+        assert_eq!(s.sent(), vec![1]);
+        (after_ecn, s.sender.cc.ssthresh(), s.sender.cc.cwnd())
+    };
+    // ns-2: the ECN reduction halved the 10-segment window; the timeout only drops cwnd to one.
+    let rfc3168 = run(tcplab_core::tcp::EcnResponse::Rfc3168);
+    assert_eq!(rfc3168, (5 * MSS, 5 * MSS, MSS));
+    // Linux's response: the timeout halves the 9 segments in flight again.
+    let linux = run(tcplab_core::tcp::EcnResponse::Linux);
+    assert_eq!(linux, (5 * MSS, 4_500, MSS));
 }

@@ -37,8 +37,9 @@ The paper simulates in ns-2 N TCP flows from senders S_i through router G0, a 1.
 bottleneck with a RED queue of b packets (min_th b/6, max_th b/2, w_q 0.002, max_p 0.1, gentle),
 and G1 to receivers R_i over 10 Mbit/s, 5 ms links, for 100 s (Table 1): 1000-byte packets, an
 initial window of 2, NewReno, Limited Transmit and ECN unless stated. Scenarios:
-`scenarios/papers/adc/` (`rtt.toml`, `many-flows.toml`), with the `ns2` TCP profile (1 s minimum
-RTO, no delayed ACKs, no SACK, the 20-packet `window_`).
+`scenarios/papers/adc/` (`rtt.toml`, `many-flows.toml`), with the `ns2` TCP profile (ns-2.35's
+defaults: a SYN first, one timed segment per RTT, 200 ms minimum RTO, no delayed ACKs, no SACK, the
+20-packet `window_`; `ns2-legacy` has the 1 s minimum RTO of older releases).
 
 Choices where the paper is silent (made before any comparison):
 - **Average window**: the mean of every long flow's cwnd sampled every 100 ms from {SETTLED_S:.0f} s to
@@ -48,7 +49,8 @@ Choices where the paper is silent (made before any comparison):
   whenever the queue holds more than the initial RTO (3 s in ns-2) of data.
 - **Short flows**: the 10 start at random in 30-31 s; each transfers 20 packets (20,000 bytes), and
   the next transfer starts on a new connection as soon as the receiver has the last byte (no think
-  time, no handshake). Transfer time: from a connection's first segment to its last byte's arrival.
+  time; each connection opens with the `ns2` profile's SYN). Transfer time: from a connection's
+  first segment to its last byte's arrival.
 - **Reno** is ns-2's Reno (`recovery = "reno"`), without ECN and Limited Transmit; **Reno+ECN**
   adds ECN. **SDC** runs with a 2 s maximum delay (Figs. 8-9) on all 50 flows; the receiver-based
   variants run NewReno+ECN+LT with the receivers holding ACKs (docs/algorithms/rdc.md).

@@ -24,6 +24,9 @@ pub struct FlowRow {
     pub retransmitted_segments: u64,
     pub retransmitted_bytes: u64,
     pub timeouts: u64,
+    /// Timeouts with data outstanding outside the window after an ECN reduction (ns-2's
+    /// `nrexmit_`).
+    pub timeouts_after_loss: u64,
     pub fast_recoveries: u64,
     pub ecn_reductions: u64,
     pub rtt_mean_ms: f64,
@@ -66,6 +69,7 @@ pub fn flow_table(mut rows: Vec<FlowRow>) -> Table {
     t.push("retransmitted_segments", u64s(|r| r.retransmitted_segments));
     t.push("retransmitted_bytes", u64s(|r| r.retransmitted_bytes));
     t.push("timeouts", u64s(|r| r.timeouts));
+    t.push("timeouts_after_loss", u64s(|r| r.timeouts_after_loss));
     t.push("fast_recoveries", u64s(|r| r.fast_recoveries));
     t.push("ecn_reductions", u64s(|r| r.ecn_reductions));
     t.push("rtt_mean_ms", f64s(|r| r.rtt_mean_ms));

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::model::{DirectionSpec, LinkSpec, QueueKind, QueueSpec, Scenario, TcpProfile, TcpSpec, TopologyKind};
 use crate::cc;
-use crate::tcp::{AckDelayMode, RecoveryMode, RtoFormula};
+use crate::tcp::{AckDelayMode, EcnResponse, RecoveryMode, RtoFormula, RttSampling};
 use crate::time::{NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::{Buffer, Bytes, Duration, Rate};
 
@@ -53,6 +53,7 @@ impl TcpSpec {
             TcpProfile::Linux => linux_profile(),
             TcpProfile::Ns3 => ns3_profile(),
             TcpProfile::Ns2 => ns2_profile(),
+            TcpProfile::Ns2Legacy => ns2_legacy_profile(),
         };
         let common = TcpSpec {
             profile: Some(profile),
@@ -86,6 +87,9 @@ impl TcpSpec {
             frto,
             undo,
             rto_formula,
+            rtt_sampling,
+            ecn_response,
+            syn,
             quick_acks,
             limited_transmit,
             duplicate_threshold,
@@ -148,6 +152,9 @@ fn linux_profile() -> TcpSpec {
         frto: Some(true),
         undo: Some(true),
         rto_formula: Some(RtoFormula::Linux),
+        rtt_sampling: Some(RttSampling::EveryAck),
+        ecn_response: Some(EcnResponse::Linux),
+        syn: Some(false),
         quick_acks: Some(16),
         limited_transmit: Some(true),
         min_rto: millis(200),
@@ -176,6 +183,9 @@ fn ns3_profile() -> TcpSpec {
         frto: Some(false),
         undo: Some(false),
         rto_formula: Some(RtoFormula::Rfc6298),
+        rtt_sampling: Some(RttSampling::EveryAck),
+        ecn_response: Some(EcnResponse::Linux),
+        syn: Some(false),
         quick_acks: Some(0),
         limited_transmit: Some(true),
         min_rto: seconds(1),
@@ -190,14 +200,18 @@ fn ns3_profile() -> TcpSpec {
     }
 }
 
-/// ns-2's one-way agents (tcl/lib/ns-default.tcl) as the papers of that era used them:
-/// packetSize_ 1000, window_ 20 packets, windowInit_ 2, minrto_ 1 s, rtxcur_init_ 3 s,
-/// tcpTick_ 10 ms, no SACK, no timestamps, TCPSink without delayed ACKs, 40-byte IP + TCP headers.
+/// ns-2.35's one-way agents (Agent/TCP/Newreno with Agent/TCPSink) with the defaults of
+/// tcl/lib/ns-default.tcl; docs/tcp.md gives each value's line. packetSize_ 1000, window_ 20
+/// packets, windowInit_ 2, syn_ and delay_growth_ true, minrto_ 0.2 s, maxrto_ 60 s,
+/// rtxcur_init_ 3 s, tcpTick_ 10 ms, singledup_ 1, no SACK, no timestamps (one segment timed per
+/// round trip), TCPSink without delayed ACKs, 40-byte IP + TCP headers.
 fn ns2_profile() -> TcpSpec {
     TcpSpec {
         mss: Some(Bytes(1000)),
         header: Some(Bytes(40)),
         initial_window: Some(2),
+        // `reset` starts ssthresh_ at window_ (20 packets): slow start ends there.
+        initial_ssthresh: Some(20),
         recovery: Some(RecoveryMode::NewReno),
         rack: Some(false),
         tail_loss_probe: Some(false),
@@ -205,12 +219,15 @@ fn ns2_profile() -> TcpSpec {
         timestamps: Some(false),
         frto: Some(false),
         undo: Some(false),
-        rto_formula: Some(RtoFormula::Rfc6298),
+        rto_formula: Some(RtoFormula::Ns2),
+        rtt_sampling: Some(RttSampling::TimedSegment),
+        ecn_response: Some(EcnResponse::Rfc3168),
+        syn: Some(true),
         quick_acks: Some(0),
-        limited_transmit: Some(false),
-        min_rto: seconds(1),
+        limited_transmit: Some(true),
+        min_rto: millis(200),
         initial_rto: seconds(3),
-        max_rto: seconds(100_000),
+        max_rto: seconds(60),
         clock_granularity: millis(10),
         delayed_ack: Some(false),
         delayed_ack_count: Some(2),
@@ -218,6 +235,13 @@ fn ns2_profile() -> TcpSpec {
         receive_window: Some(Bytes(20_000)),
         ..TcpSpec::default()
     }
+}
+
+/// `ns2` with the values older ns-2 releases shipped and the ADC and Compound TCP era papers
+/// ran with: minrto_ 1 s (0.2 s since 2004/10/14), maxrto_ 100000 s (60 s since 2007/03/28)
+/// and no Limited Transmit (singledup_ 0; 1 since 2001/11/28).
+fn ns2_legacy_profile() -> TcpSpec {
+    TcpSpec { limited_transmit: Some(false), min_rto: seconds(1), max_rto: seconds(100_000), ..ns2_profile() }
 }
 
 impl Scenario {

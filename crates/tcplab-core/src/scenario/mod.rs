@@ -213,4 +213,58 @@ mod tests {
         let raised = MINIMAL.replace("\"5s\"", "\"30000h\"\nsample_interval = \"1h\"\nmax_events = 1000000000000000");
         assert!(Scenario::from_toml(&raised).is_ok());
     }
+
+    #[test]
+    fn ns2_sender_keys_are_checked_by_name_value_and_what_is_allowed() {
+        let with_tcp = |lines: &str| MINIMAL.replace("[[flows]]", &format!("[tcp]\n{lines}\n[[flows]]"));
+        let err = error_of(&with_tcp("rtt_sampling = \"per_rtt\""));
+        assert_eq!(err.key, "tcp.rtt_sampling");
+        assert!(err.message.contains("per_rtt") && err.message.contains("timed_segment"), "{err}");
+        let err = error_of(&with_tcp("ecn_response = \"rfc3186\""));
+        assert_eq!(err.key, "tcp.ecn_response");
+        assert!(err.message.contains("rfc3186") && err.message.contains("rfc3168"), "{err}");
+        let err = error_of(&with_tcp("rto_formula = \"ns-2\""));
+        assert_eq!(err.key, "tcp.rto_formula");
+        assert!(err.message.contains("ns2"), "{err}");
+        let err = error_of(&with_tcp("syn = \"yes\""));
+        assert_eq!(err.key, "tcp.syn");
+        let err = error_of(&with_tcp("rto_formula = \"ns2\"\nclock_granularity = \"0s\""));
+        assert_eq!(err.key, "tcp.clock_granularity");
+        assert!(err.message.contains("ticks of clock_granularity"), "{err}");
+        let err = error_of(&with_tcp("profile = \"ns2\"\ntimestamps = true"));
+        assert_eq!(err.key, "tcp.rtt_sampling");
+        assert!(err.message.contains("every_ack"), "{err}");
+        assert!(Scenario::from_toml(&with_tcp("profile = \"ns2\"\ntimestamps = true\nrtt_sampling = \"every_ack\""))
+            .is_ok());
+    }
+
+    #[test]
+    fn the_ns2_profiles_hold_ns_2_35s_defaults_and_the_older_ones() {
+        use crate::tcp::{EcnResponse, RtoFormula, RttSampling};
+        let config = |profile: &str| {
+            let text = MINIMAL.replace("[[flows]]", &format!("[tcp]\nprofile = \"{profile}\"\n[[flows]]"));
+            Scenario::from_toml(&text).unwrap().tcp.to_config("tcp").unwrap()
+        };
+        let ns2 = config("ns2");
+        assert_eq!((ns2.mss, ns2.header_bytes, ns2.initial_window_segments, ns2.receive_window), (1000, 40, 2, 20_000));
+        assert_eq!(
+            (ns2.min_rto, ns2.initial_rto, ns2.max_rto),
+            (200 * NANOS_PER_MILLI, 3_000 * NANOS_PER_MILLI, 60_000 * NANOS_PER_MILLI)
+        );
+        assert_eq!(ns2.clock_granularity, 10 * NANOS_PER_MILLI);
+        assert!(ns2.limited_transmit && ns2.syn && !ns2.timestamps && !ns2.delayed_ack);
+        assert_eq!(ns2.initial_ssthresh_segments, Some(20), "ssthresh_ starts at window_");
+        assert_eq!(
+            (ns2.rto_formula, ns2.rtt_sampling, ns2.ecn_response),
+            (RtoFormula::Ns2, RttSampling::TimedSegment, EcnResponse::Rfc3168)
+        );
+        let legacy = config("ns2-legacy");
+        assert_eq!((legacy.min_rto, legacy.max_rto), (1_000 * NANOS_PER_MILLI, 100_000_000 * NANOS_PER_MILLI));
+        assert!(!legacy.limited_transmit && legacy.syn);
+        assert_eq!(legacy.rto_formula, RtoFormula::Ns2);
+        for profile in ["linux", "ns3"] {
+            let c = config(profile);
+            assert_eq!((c.rtt_sampling, c.ecn_response, c.syn), (RttSampling::EveryAck, EcnResponse::Linux, false));
+        }
+    }
 }

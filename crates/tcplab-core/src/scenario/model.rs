@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::fmt;
 
 use crate::net::cellular_trace::CellularTraceParams;
-use crate::tcp::{RecoveryMode, RtoFormula};
+use crate::tcp::{EcnResponse, RecoveryMode, RtoFormula, RttSampling};
 use crate::time::NANOS_PER_MILLI;
 use crate::units::{Buffer, Bytes, Duration, Rate};
 
@@ -401,8 +401,20 @@ pub struct TcpSpec {
     pub frto: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undo: Option<bool>,
+    /// "linux", "rfc6298" or "ns2" (ns-2's integer estimator in ticks of `clock_granularity`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto_formula: Option<RtoFormula>,
+    /// Which ACKs feed the RTO estimator: "every_ack" or "timed_segment" (one per round trip,
+    /// as ns-2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_sampling: Option<RttSampling>,
+    /// The reaction to ECN-Echo: "linux" (never below the algorithm's floor) or "rfc3168" (below
+    /// one segment, then wait for the retransmission timer, as ns-2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_response: Option<EcnResponse>,
+    /// A SYN and its SYN-ACK before the data (ns-2's `syn_`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syn: Option<bool>,
     /// Segments the receiver ACKs at once before delayed ACKs start (Linux quick-ACK mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quick_acks: Option<u32>,
@@ -449,8 +461,12 @@ pub enum TcpProfile {
     Linux,
     /// ns-3 3.4x TcpSocketBase defaults (the TCP-do and TCP-RTA papers).
     Ns3,
-    /// ns-2's one-way TCP agents (the Active Delay Control and Compound TCP papers).
+    /// ns-2.35's one-way TCP agents with its tcl/lib/ns-default.tcl defaults.
     Ns2,
+    /// ns-2's one-way agents with the timer and Limited Transmit defaults of the releases before
+    /// 2004 (minrto_ 1 s, maxrto_ 100000 s, singledup_ 0), as older papers configured them.
+    #[serde(rename = "ns2-legacy")]
+    Ns2Legacy,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]

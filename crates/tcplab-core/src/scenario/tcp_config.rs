@@ -4,8 +4,8 @@
 
 use super::error::ScenarioError;
 use super::model::TcpSpec;
-use crate::tcp::RecoveryMode;
 use crate::tcp::TcpConfig;
+use crate::tcp::{RecoveryMode, RtoFormula, RttSampling};
 use crate::units::Duration;
 
 /// The largest window TCP can advertise: 65,535 bytes shifted by the largest window scale, 14
@@ -47,6 +47,7 @@ impl TcpSpec {
             ));
         }
         let (min_rto, initial_rto, max_rto) = check_timers(&full, key)?;
+        check_ns2_options(&full, key)?;
         check_recovery_options(&full, key)?;
         let recovery = full.recovery.expect("defaults fill every key");
         let rack = full.rack.expect("defaults fill every key");
@@ -66,6 +67,9 @@ impl TcpSpec {
             frto: full.frto.expect("defaults fill every key"),
             undo: full.undo.expect("defaults fill every key"),
             rto_formula: full.rto_formula.expect("defaults fill every key"),
+            rtt_sampling: full.rtt_sampling.expect("defaults fill every key"),
+            ecn_response: full.ecn_response.expect("defaults fill every key"),
+            syn: full.syn.expect("defaults fill every key"),
             quick_ack_segments: quick_acks,
             limited_transmit: full.limited_transmit.expect("defaults fill every key"),
             duplicate_threshold,
@@ -122,6 +126,28 @@ fn check_timers(full: &TcpSpec, key: &str) -> Result<(u64, u64, u64), ScenarioEr
         ));
     }
     Ok((min_rto, initial_rto, max_rto))
+}
+
+/// The options whose meaning depends on others: ns-2's estimator counts in ticks of
+/// `clock_granularity`, and one timed segment per round trip is what a sender without
+/// timestamps does (with timestamps ns-2 samples every ACK).
+fn check_ns2_options(full: &TcpSpec, key: &str) -> Result<(), ScenarioError> {
+    let granularity = full.clock_granularity.expect("defaults fill every key").nanos();
+    if full.rto_formula == Some(RtoFormula::Ns2) && granularity == 0 {
+        return Err(ScenarioError::new(
+            format!("{key}.clock_granularity"),
+            "0s: rto_formula = \"ns2\" counts round-trip times in ticks of clock_granularity (ns-2's tcpTick_), \
+             which must be more than 0s",
+        ));
+    }
+    if full.rtt_sampling == Some(RttSampling::TimedSegment) && full.timestamps == Some(true) {
+        return Err(ScenarioError::new(
+            format!("{key}.rtt_sampling"),
+            "\"timed_segment\" times one segment per round trip, which a sender with timestamps does not do: \
+             set rtt_sampling = \"every_ack\" or timestamps = false",
+        ));
+    }
+    Ok(())
 }
 
 /// The loss-recovery options' ranges, and RACK-TLP only with SACK.

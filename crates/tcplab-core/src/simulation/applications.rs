@@ -68,6 +68,7 @@ impl Simulation {
         let (mut sender, mut receiver) =
             connection_endpoints(flow as u32, (f.source, f.sink), &restart.config, controller, Some(size));
         sender.stats = std::mem::take(&mut f.sender.stats);
+        sender.rtt.set_clock_phase(f.sender.rtt.clock_phase());
         sender.stats.all_acknowledged_at = None;
         sender.stats.events.push((now, "transfer_start"));
         receiver.stats = std::mem::take(&mut f.receiver.stats);

@@ -184,7 +184,13 @@ impl Simulation {
             cc::create(&algorithm, &spec.params, info).map_err(|e| ScenarioError::new(format!("{key}.params"), e))?;
         let index = self.tcp.len() as u32;
         let size = spec.size.map(|s| s.0);
-        let (sender, receiver) = connection_endpoints(index, (plan.source, plan.sink), &config, controller, size);
+        let (mut sender, receiver) = connection_endpoints(index, (plan.source, plan.sink), &config, controller, size);
+        if config.rto_formula == crate::tcp::RtoFormula::Ns2 {
+            // ns-2's `boot_time_`: each connection's tick clock has a random phase in [0, tick),
+            // from a stream of its own so that no other draw changes.
+            let mut clock = rng_stream(seed, run, StreamKind::TcpClock, id as u64);
+            sender.rtt.set_clock_phase(clock.next_u64() % config.clock_granularity.max(1));
+        }
         let restart = spec.restart.then(|| {
             Box::new(Restart {
                 think_time: spec.think_time.map_or(0, |t| t.nanos()),

@@ -6,6 +6,7 @@ pub mod prr;
 pub mod rack;
 pub mod receiver;
 pub mod rtt;
+pub mod rtt_ns2;
 pub mod sender;
 
 use serde::{Deserialize, Serialize};
@@ -35,6 +36,35 @@ pub enum RtoFormula {
     Rfc6298,
     /// Linux `tcp_set_rto`: RTO = SRTT + max(4 RTTVAR, min RTO), so min RTO is added to SRTT.
     Linux,
+    /// ns-2's integer estimator in ticks of `clock_granularity` (tcp/tcp.cc `rtt_update`,
+    /// `rtt_timeout`, `rtt_backoff`); see `rtt_ns2.rs`.
+    Ns2,
+}
+
+/// Which ACKs feed the RTO estimator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSampling {
+    /// Every ACK that acknowledges data sent once (Linux `tcp_clean_rtx_queue`, ns-3).
+    EveryAck,
+    /// One segment timed per round trip, as BSD and ns-2 without timestamps (tcp/tcp.cc
+    /// `rtt_active_`, `rtt_seq_`): timing starts when a new segment leaves and none is timed, the
+    /// sample is taken when the cumulative ACK covers it, and a timeout or a fast retransmit
+    /// cancels it (Karn).
+    TimedSegment,
+}
+
+/// How the sender answers ECN-Echo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnResponse {
+    /// The algorithm reduces once per window; the window never goes below its floor (2 segments
+    /// for Reno-like algorithms), as Linux `tcp_enter_cwr`.
+    Linux,
+    /// RFC 3168 section 6.1.2 as ns-2 (tcp/tcp.cc `ecn`, `slowdown`, `newtimer`): with a window
+    /// of at most one segment, the window falls below one segment and the next new segment waits
+    /// for the retransmission timer; a second such reduction in a row also backs the timer off.
+    Rfc3168,
 }
 
 /// Receiver-based delay control (Active Delay Control): how long the receiver holds each ACK.
@@ -75,6 +105,13 @@ pub struct TcpConfig {
     /// ns-3 never undo.
     pub undo: bool,
     pub rto_formula: RtoFormula,
+    /// Which ACKs feed the RTO estimator.
+    pub rtt_sampling: RttSampling,
+    /// How the sender reacts to ECN-Echo.
+    pub ecn_response: EcnResponse,
+    /// A SYN (header only) and its SYN-ACK before the data, as ns-2's one-way agents with `syn_`
+    /// and `delay_growth_` (the window counts from the SYN-ACK).
+    pub syn: bool,
     /// The first segments a receiver ACKs at once, before delayed ACKs start (Linux quick-ACK
     /// mode); 0 turns it off.
     pub quick_ack_segments: u32,

@@ -172,6 +172,25 @@ impl TcpReceiver {
 
     pub fn on_data(&mut self, data: &Packet, ctx: &mut EndpointContext) {
         let now = ctx.events.now();
+        if data.payload_bytes == 0 {
+            // A SYN (`syn = true`): answered at once with a header-only SYN-ACK, even with
+            // delayed ACKs, as ns-2's sinks (TCPSink acks every packet; the delayed-ACK sink
+            // answers seqno 0 at once with SYN_immediate_ack_, tcp/tcp-sink.cc). It carries no
+            // data: nothing is delivered or counted.
+            self.stats.acks_sent += 1;
+            ctx.outbox.push(Packet {
+                kind: PacketKind::TcpAck,
+                flow: self.flow,
+                destination: self.destination,
+                wire_bytes: self.config.header_bytes as u32,
+                ack: self.rcv_nxt,
+                receive_window: u32::try_from(self.config.receive_window).unwrap_or(u32::MAX),
+                sent_at: now,
+                ts_echo: data.sent_at,
+                ..Packet::default()
+            });
+            return;
+        }
         if data.cwr {
             self.ece_pending = false;
         }

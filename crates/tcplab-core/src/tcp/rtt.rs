@@ -9,9 +9,14 @@
 //! adds the minimum to SRTT instead of bounding the sum: RTO = SRTT + max(4 RTTVAR, min RTO).
 //! With a 40 ms path and a 200 ms minimum that is 240 ms where RFC 6298 gives 200 ms. (Linux
 //! also lets its variance term fall only once per RTT; that refinement is not modelled.)
+//!
+//! With `RtoFormula::Ns2` the timer comes from ns-2's integer estimator in ticks
+//! (`rtt_ns2.rs`); the RFC 6298 averages are still kept, for what reads SRTT (pacing, RACK, the
+//! algorithm, the time series).
 
+use crate::tcp::rtt_ns2::Ns2Rto;
 use crate::tcp::RtoFormula;
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
@@ -25,6 +30,10 @@ pub struct RttEstimator {
     max_rto: SimDuration,
     granularity: SimDuration,
     formula: RtoFormula,
+    /// ns-2's estimator, with `RtoFormula::Ns2`.
+    ns2: Option<Ns2Rto>,
+    /// ns-2's `boot_time_`: how far the connection's tick clock runs ahead of simulated time.
+    clock_phase: SimDuration,
 }
 
 impl RttEstimator {
@@ -50,12 +59,44 @@ impl RttEstimator {
             max_rto,
             granularity,
             formula,
+            ns2: (formula == RtoFormula::Ns2).then(|| Ns2Rto::new(granularity, initial_rto, min_rto, max_rto)),
+            clock_phase: 0,
         }
     }
 
-    pub fn on_sample(&mut self, rtt: SimDuration) {
+    /// Sets the phase of the connection's tick clock (ns-2's `boot_time_`, in [0, G)).
+    pub fn set_clock_phase(&mut self, phase: SimDuration) {
+        self.clock_phase = phase % self.granularity.max(1);
+    }
+
+    pub fn clock_phase(&self) -> SimDuration {
+        self.clock_phase
+    }
+
+    /// A sample from a segment sent at `sent_at` and acknowledged `now`. `end_backoff` false
+    /// keeps the timer's backoff (ns-2 during its ECN backoff).
+    pub fn on_sample_sent_at(&mut self, sent_at: SimTime, now: SimTime, end_backoff: bool) {
+        if let Some(ns2) = self.ns2.as_mut() {
+            ns2.update(ns2.ticks_between(sent_at, now, self.clock_phase));
+            if end_backoff {
+                ns2.reset_backoff();
+            }
+        }
+        let backoff = self.backoff_exponent;
+        self.on_sample(now - sent_at);
+        if !end_backoff {
+            self.backoff_exponent = backoff;
+        }
+    }
+
+    /// Records a sample's value (latest and minimum RTT) without feeding the averages.
+    pub fn observe(&mut self, rtt: SimDuration) {
         self.latest = Some(rtt);
         self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+    }
+
+    pub fn on_sample(&mut self, rtt: SimDuration) {
+        self.observe(rtt);
         match self.srtt {
             None => {
                 self.srtt = Some(rtt);
@@ -72,11 +113,15 @@ impl RttEstimator {
 
     /// The timeout before backoff.
     pub fn base_rto(&self) -> SimDuration {
+        if let Some(ns2) = &self.ns2 {
+            return ns2.base_timeout();
+        }
         match self.srtt {
             None => self.initial_rto,
             Some(srtt) => match self.formula {
                 RtoFormula::Rfc6298 => (srtt + self.granularity.max(4 * self.rttvar)).max(self.min_rto),
                 RtoFormula::Linux => srtt + self.min_rto.max(4 * self.rttvar),
+                RtoFormula::Ns2 => unreachable!("ns-2's timer is computed by Ns2Rto"),
             },
         }
         .min(self.max_rto)
@@ -84,11 +129,18 @@ impl RttEstimator {
 
     /// The timeout to arm now, backoff included.
     pub fn rto(&self) -> SimDuration {
+        if let Some(ns2) = &self.ns2 {
+            return ns2.timeout();
+        }
         self.base_rto().saturating_mul(1u64 << self.backoff_exponent.min(32)).min(self.max_rto)
     }
 
     /// The timer expired: double the RTO (bounded by max RTO).
     pub fn back_off(&mut self) {
+        if let Some(ns2) = self.ns2.as_mut() {
+            ns2.back_off();
+            return;
+        }
         if self.rto() < self.max_rto {
             self.backoff_exponent += 1;
         }

@@ -95,7 +95,7 @@ def _flow_row(flow: dict, reports: dict, emulator: dict, duration: float) -> dic
             "packets_sent": final["data_segs_out"], "retransmitted_segments": final["total_retrans"],
             "retransmitted_bytes": final["bytes_retrans"],
             "timeouts": final["total_rto"] if final["total_rto"] is not None else NAN,
-            "fast_recoveries": NAN, "ecn_reductions": NAN,
+            "timeouts_after_loss": NAN, "fast_recoveries": NAN, "ecn_reductions": NAN,
             "rtt_mean_ms": statistics.fmean(srtts) if srtts else NAN,
             "rtt_min_ms": final["min_rtt_us"] / 1000 if final["min_rtt_us"] else NAN,
             "rtt_p50_ms": _quantile(srtts, 0.5), "rtt_p95_ms": _quantile(srtts, 0.95),
@@ -109,7 +109,7 @@ def _flow_row(flow: dict, reports: dict, emulator: dict, duration: float) -> dic
         row.update({
             "bytes_sent": datagrams * flow["datagram_bytes"], "throughput_bps": datagrams * flow["datagram_bytes"] * 8 / active,
             "packets_sent": datagrams, "retransmitted_segments": 0, "retransmitted_bytes": 0, "timeouts": 0,
-            "fast_recoveries": 0, "ecn_reductions": 0, "rtt_mean_ms": NAN, "rtt_min_ms": NAN, "rtt_p50_ms": NAN,
+            "timeouts_after_loss": 0, "fast_recoveries": 0, "ecn_reductions": 0, "rtt_mean_ms": NAN, "rtt_min_ms": NAN, "rtt_p50_ms": NAN,
             "rtt_p95_ms": NAN, "rtt_p99_ms": NAN, "completion_time_s": NAN, "duplicate_bytes": 0,
             "packets_lost": lost, "loss_ratio": lost / datagrams if datagrams else NAN,
         })

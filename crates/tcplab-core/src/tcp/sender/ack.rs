@@ -5,7 +5,7 @@
 use super::{Segment, TcpSender};
 use crate::cc::AckEvent;
 use crate::net::packet::{Packet, MAX_SACK_BLOCKS};
-use crate::tcp::{EndpointContext, RecoveryMode};
+use crate::tcp::{EcnResponse, EndpointContext, RecoveryMode, RttSampling};
 use crate::time::{mul_div, SimDuration, SimTime, NANOS_PER_SEC};
 
 /// The parts of [start, end) outside every interval in `known` (at most a few intervals each).
@@ -119,6 +119,10 @@ impl TcpSender {
     }
 
     pub fn on_ack(&mut self, ack: &Packet, ctx: &mut EndpointContext) {
+        if self.awaiting_syn_ack() {
+            self.on_syn_ack(ack, ctx);
+            return;
+        }
         let now = ctx.events.now();
         self.last_ack_sent_at = self.last_ack_sent_at.max(ack.sent_at);
         let in_flight_before = self.bytes_in_flight();
@@ -135,6 +139,18 @@ impl TcpSender {
         let mut progress = AckProgress { rack_tracks: self.config.rack && !quiet, ..AckProgress::default() };
         self.take_cumulative_ack(ack.ack, now, &mut progress);
         self.take_sack_blocks(ack, now, &mut progress);
+        // RFC 3168 as ns-2: the ECN reaction comes first (tcp/tcp.cc `recv` calls `ecn` before
+        // `newack`), so that a reduction at one segment can keep the timer backed off.
+        let rfc3168 = self.config.ecn_response == EcnResponse::Rfc3168;
+        if rfc3168 && ack.ece {
+            self.on_ecn_echo(now, flight_size_before);
+        }
+        if rfc3168 && ack_advances {
+            self.one_segment_cap = false;
+            if !ack.ece {
+                self.ecn_backoff = false;
+            }
+        }
         let (rtt_sample, delivery_rate) = self.sample_rtt_and_rate(now, ack, ack_advances, &progress);
         if delivery_rate.is_some() {
             self.stats.latest_delivery_rate_bps = delivery_rate;
@@ -151,14 +167,20 @@ impl TcpSender {
         self.update_prr_window(ack_advances, &progress, lost_marks_before);
 
         // 4. ECN-Echo: at most one reduction per window (RFC 3168 section 6.1.2).
-        if ack.ece {
+        if ack.ece && !rfc3168 {
             self.on_ecn_echo(now, flight_size_before);
         }
 
         // 5. The algorithm sees every ACK that acknowledged something.
         if progress.newly_acked_bytes > 0 || rtt_sample.is_some() {
-            // Linux's CWR state: no growth until the window that saw the ECE is acknowledged.
-            let in_cwr_round = self.config.ecn && self.stats.ecn_reductions > 0 && self.snd_una < self.ecn_recover;
+            // Linux's CWR state: no growth until the window that saw the ECE is acknowledged. ns-2
+            // (RFC 3168 response) instead grows on every ACK without ECE and on none with ECE but
+            // the connection's first (`recv_newack_helper`, `ect_`).
+            let in_cwr_round = if rfc3168 {
+                ack.ece && self.ece_seen
+            } else {
+                self.config.ecn && self.stats.ecn_reductions > 0 && self.snd_una < self.ecn_recover
+            };
             let rate = &progress.rate;
             let event = AckEvent {
                 now,
@@ -188,6 +210,9 @@ impl TcpSender {
             };
             self.cc.on_ack(&event);
         }
+        if ack.ece && ack_advances {
+            self.ece_seen = true;
+        }
         self.collect_events(now);
         self.after_ack(ack_advances, ctx);
     }
@@ -195,7 +220,13 @@ impl TcpSender {
     /// 6. Timers (RFC 6298 5.2 and 5.3, RFC 8985), completion, and what may be sent now.
     fn after_ack(&mut self, ack_advances: bool, ctx: &mut EndpointContext) {
         let now = ctx.events.now();
-        if self.segments.is_empty() {
+        if self.ecn_wait {
+            // ns-2 `newtimer`: with the window below one segment the timer is restarted, even
+            // with nothing outstanding; its expiry releases the next segment.
+            if ack_advances || self.rto_deadline.is_none() {
+                self.arm_rto(ctx);
+            }
+        } else if self.segments.is_empty() {
             self.rto_deadline = None;
         } else if ack_advances {
             // NewReno recovery restarts the timer only on the first partial ACK ("impatient").
@@ -296,20 +327,32 @@ impl TcpSender {
         let cumulative = (!progress.acked_retransmission)
             .then_some((progress.acked_earliest, progress.acked_latest))
             .filter(|(earliest, _)| earliest.is_some());
-        let (mut estimator_sample, mut rtt_sample) = match cumulative {
-            Some((earliest, latest)) => (earliest.map(|t| now - t), latest.map(|t| now - t)),
+        // The send time of the estimator's sample, and the algorithm's sample.
+        let (mut estimator_sent, mut rtt_sample) = match cumulative {
+            Some((earliest, latest)) => (earliest, latest.map(|t| now - t)),
             None => (None, None),
         };
         if let (Some(earliest), Some(latest)) = (progress.sacked_earliest, progress.sacked_latest) {
-            estimator_sample = estimator_sample.or(Some(now - earliest));
+            estimator_sent = estimator_sent.or(Some(earliest));
             rtt_sample = Some(now - latest);
         }
-        if estimator_sample.is_none() && self.config.timestamps && ack_advances && ack.ts_echo <= now {
-            estimator_sample = Some(now - ack.ts_echo);
-            rtt_sample = estimator_sample;
+        if estimator_sent.is_none() && self.config.timestamps && ack_advances && ack.ts_echo <= now {
+            estimator_sent = Some(ack.ts_echo);
+            rtt_sample = Some(now - ack.ts_echo);
         }
-        if let Some(sample) = estimator_sample {
-            self.rtt.on_sample(sample);
+        match self.config.rtt_sampling {
+            RttSampling::EveryAck => {
+                if let Some(sent_at) = estimator_sent {
+                    let hold_backoff = self.holds_ecn_backoff(ack);
+                    self.rtt.on_sample_sent_at(sent_at, now, !hold_backoff);
+                }
+            }
+            RttSampling::TimedSegment => {
+                if let Some(sent_at) = estimator_sent {
+                    self.rtt.observe(now - sent_at);
+                }
+                self.sample_timed_segment(now, ack);
+            }
         }
         if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
             self.app_limited_until = 0;
@@ -328,6 +371,30 @@ impl TcpSender {
         }
         (rtt_sample, delivery_rate)
     }
+    /// `rtt_sampling = "timed_segment"`: the timed segment's sample once the cumulative ACK
+    /// covers it (ns-2 `newack`). While ns-2 keeps the timer backed off after ECN reductions at
+    /// one segment, an ACK with ECN-Echo does not end the backoff. (A partial ACK cannot cover
+    /// the timed segment: fast retransmit ends the timing, and segments sent after it lie above
+    /// the recovery point.)
+    fn sample_timed_segment(&mut self, now: SimTime, ack: &Packet) {
+        let Some((end, sent_at)) = self.rtt_timed else { return };
+        if ack.ack < end {
+            return;
+        }
+        self.rtt_timed = None;
+        let hold_backoff = self.holds_ecn_backoff(ack);
+        if !hold_backoff {
+            self.ecn_backoff = false;
+        }
+        self.rtt.on_sample_sent_at(sent_at, now, !hold_backoff);
+    }
+
+    /// ns-2 keeps the timer backed off while ACKs carry ECN-Echo after reductions at one
+    /// segment (`newack`: the backoff ends only when `ecn_backoff_` is clear or ECE absent).
+    fn holds_ecn_backoff(&self, ack: &Packet) -> bool {
+        self.config.ecn_response == EcnResponse::Rfc3168 && self.ecn_backoff && ack.ece
+    }
+
     /// Credits one newly delivered segment: counts it, keeps the rate sample of the most recently
     /// sent delivered segment, and tells RACK.
     fn on_delivered(&mut self, segment: &Segment, start: u64, length: u64, now: SimTime, progress: &mut AckProgress) {

@@ -22,6 +22,8 @@
 //! cumulative part covers any segment that was ever retransmitted gives no sample from that part;
 //! newly SACKed segments that were never retransmitted still give one; with timestamps (RFC 7323)
 //! an ACK that acknowledged new data and gave no other sample is timed from its echoed send time.
+//! With `rtt_sampling = "timed_segment"` only one segment per round trip feeds the estimator, as
+//! ns-2 (`ack.rs`); with `syn` a SYN and its SYN-ACK come first and time the first sample.
 
 mod ack;
 mod loss_detection;
@@ -37,7 +39,7 @@ use crate::prefetch::{hint, Hint};
 use crate::tcp::prr::Prr;
 use crate::tcp::rack::Rack;
 use crate::tcp::rtt::RttEstimator;
-use crate::tcp::{EndpointContext, RecoveryMode, TcpConfig};
+use crate::tcp::{EcnResponse, EndpointContext, RecoveryMode, RttSampling, TcpConfig};
 use crate::time::{transmission_time, SimTime, NANOS_PER_SEC};
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -78,7 +80,13 @@ pub struct SenderStats {
     pub bytes_sent: u64,
     pub retransmitted_segments: u64,
     pub retransmitted_bytes: u64,
+    /// Retransmission timer expiries the sender acted on: with data outstanding (go-back-N), or
+    /// ending the wait after an ECN reduction at one segment (`ecn_response = "rfc3168"`), or
+    /// resending the SYN.
     pub timeouts: u64,
+    /// The expiries with data outstanding that were not in the window after an ECN reduction:
+    /// what ns-2 counts in `nrexmit_` (tcp/tcp.cc `timeout`), the timeouts that signal a loss.
+    pub timeouts_after_loss: u64,
     pub fast_recoveries: u64,
     pub ecn_reductions: u64,
     /// Tail loss probes sent (RFC 8985 section 7).
@@ -91,6 +99,26 @@ pub struct SenderStats {
     pub all_acknowledged_at: Option<SimTime>,
     /// Events the algorithm reported, with their times.
     pub events: Vec<(SimTime, &'static str)>,
+}
+
+/// The cause of the latest window reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reduction {
+    None,
+    Ecn,
+    FastRetransmit,
+    Timeout,
+}
+
+/// The connection set-up with `syn = true` (ns-2's one-way agents with `syn_`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Handshake {
+    /// No SYN (or the SYN-ACK arrived): data flows.
+    Done,
+    /// The SYN leaves with the application's first write.
+    Pending,
+    /// The SYN is out; `retransmitted` once the timer resent it (no RTT sample then, Karn).
+    SynSent { sent_at: SimTime, retransmitted: bool },
 }
 
 pub struct TcpSender {
@@ -162,6 +190,26 @@ pub struct TcpSender {
     /// ECN: no new reaction until `snd_una` passes this; CWR goes on the next new segment.
     ecn_recover: u64,
     cwr_pending: bool,
+    /// What the latest window reduction answered (ns-2's `last_cwnd_action_`): after an ECN one
+    /// a timeout before `ecn_recover` is not counted as a loss; after a timeout, RFC 3168's
+    /// response answers ECN-Echo at once.
+    last_reduction: Reduction,
+    /// `ecn_response = "rfc3168"`: an ECN reduction at one segment left the window below one
+    /// segment; no data leaves until the retransmission timer fires (RFC 3168 section 6.1.2).
+    ecn_wait: bool,
+    /// The reduction before was also at one segment: the next one backs the timer off (ns-2's
+    /// `ecn_backoff_`).
+    ecn_backoff: bool,
+    /// After an ECN wait the window is one segment until an ACK advances (ns-2 sets cwnd_ to 1).
+    one_segment_cap: bool,
+    /// An ACK that advanced carried ECN-Echo (ns-2's `ect_`): later ones with ECE do not grow the
+    /// window under the RFC 3168 response.
+    ece_seen: bool,
+
+    /// `rtt_sampling = "timed_segment"`: the end of the segment being timed and its send time
+    /// (ns-2's `rtt_seq_`, `rtt_ts_`).
+    rtt_timed: Option<(u64, SimTime)>,
+    handshake: Handshake,
 
     /// Pacing: earliest time of the next transmission.
     next_send_time: SimTime,
@@ -218,6 +266,7 @@ impl TcpSender {
     }
 
     pub fn new(flow: u32, destination: u32, config: TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
+        let handshake = if config.syn { Handshake::Pending } else { Handshake::Done };
         let rtt = RttEstimator::with_formula(
             config.min_rto,
             config.initial_rto,
@@ -263,6 +312,13 @@ impl TcpSender {
             probe_outstanding: None,
             ecn_recover: 0,
             cwr_pending: false,
+            last_reduction: Reduction::None,
+            ecn_wait: false,
+            ecn_backoff: false,
+            one_segment_cap: false,
+            ece_seen: false,
+            rtt_timed: None,
+            handshake,
             next_send_time: 0,
             pacing_timer_pending: false,
             rto_deadline: None,
@@ -330,6 +386,14 @@ impl TcpSender {
     /// The window the sender is using now, in bytes: cwnd with NewReno/Reno inflation, or the
     /// PRR window during SACK recovery.
     pub fn effective_cwnd(&self) -> u64 {
+        if self.ecn_wait {
+            // ns-2 halves a window of one segment to half a segment (`slowdown`).
+            return self.config.mss / 2;
+        }
+        if self.handshake != Handshake::Done {
+            // ns-2 with `delay_growth_`: a window of one (the SYN) until the SYN-ACK.
+            return self.config.mss;
+        }
         let cwnd = self.cc.cwnd();
         if !self.in_recovery {
             return cwnd;
@@ -453,10 +517,20 @@ impl TcpSender {
     /// Sends whatever the window, the receiver window, pacing and the application allow; returns
     /// whether new data went out (the tail loss probe is then re-armed).
     pub fn try_send(&mut self, ctx: &mut EndpointContext) -> bool {
+        if self.handshake != Handshake::Done {
+            if self.handshake == Handshake::Pending {
+                self.send_syn(false, ctx);
+            }
+            return false;
+        }
         let now = ctx.events.now();
         let mut window_was_limit = false;
         let mut sent_new = false;
         loop {
+            if self.ecn_wait {
+                window_was_limit = true;
+                break;
+            }
             if self.pacing_rate().is_some() && now < self.next_send_time {
                 if !self.pacing_timer_pending {
                     self.pacing_timer_pending = true;
@@ -511,10 +585,11 @@ impl TcpSender {
             && self.config.recovery != RecoveryMode::Sack
             && !self.in_recovery
             && (1..=2).contains(&self.duplicate_acks);
-        if limited_transmit {
-            cwnd + self.duplicate_acks as u64 * self.config.mss
+        let window = if limited_transmit { cwnd + self.duplicate_acks as u64 * self.config.mss } else { cwnd };
+        if self.one_segment_cap {
+            window.min(self.config.mss)
         } else {
-            cwnd
+            window
         }
     }
 
@@ -555,12 +630,20 @@ impl TcpSender {
         self.first_retransmission_at.get_or_insert(now);
         self.stats.retransmitted_segments += 1;
         self.stats.retransmitted_bytes += length;
-        self.emit(start, length, false, true, ctx);
+        // ns-2 (`SetCWRonRetransmit_ true` since 2008/06/05, tcp.cc `output`) sets CWR on the
+        // next segment, retransmissions included, so that the receiver stops echoing ECE even
+        // while only retransmissions may leave (after a timeout or an ECN wait).
+        let cwr = self.config.ecn_response == EcnResponse::Rfc3168 && std::mem::take(&mut self.cwr_pending);
+        self.emit(start, length, cwr, true, ctx);
     }
 
     fn send_new(&mut self, length: u64, ctx: &mut EndpointContext) {
         let now = ctx.events.now();
         let start = self.snd_nxt;
+        if self.config.rtt_sampling == RttSampling::TimedSegment && self.rtt_timed.is_none() {
+            // ns-2 `output`: a segment never sent before starts the timing when none is timed.
+            self.rtt_timed = Some((start + length, now));
+        }
         self.segments.push_back(Segment { sent_at: now, ..Segment::default() });
         crate::prefetch::prefetch_fifo_slot_past_back(&self.segments, SCOREBOARD_PREFETCH_AHEAD);
         self.stamp_delivery_state(self.segments.len() - 1, now);
@@ -570,6 +653,58 @@ impl TcpSender {
         }
         let cwr = std::mem::take(&mut self.cwr_pending);
         self.emit(start, length, cwr, false, ctx);
+    }
+
+    /// Sends the SYN: a header-only packet at sequence 0, never ECN-capable (ns-2 `output` for
+    /// seqno 0 with `syn_`: size `tcpip_base_hdr_size_`, no ECT). It carries no stream byte:
+    /// data starts at 0 after the SYN-ACK.
+    fn send_syn(&mut self, retransmitted: bool, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
+        self.handshake = Handshake::SynSent { sent_at: now, retransmitted };
+        ctx.outbox.push(Packet {
+            kind: PacketKind::TcpData,
+            flow: self.flow,
+            destination: self.destination,
+            wire_bytes: self.config.header_bytes as u32,
+            sequence: 0,
+            payload_bytes: 0,
+            ecn: Ecn::NotEct,
+            sent_at: now,
+            ts_echo: self.last_ack_sent_at,
+            ..Packet::default()
+        });
+        self.stats.segments_sent += 1;
+        if retransmitted {
+            self.stats.retransmitted_segments += 1;
+        }
+        self.arm_rto(ctx);
+    }
+
+    /// The SYN-ACK arrived: its RTT seeds the estimator unless the SYN was resent (ns-2 times
+    /// the SYN like any new segment), and data may flow. With ns-2's `delay_growth_` the window
+    /// does not grow on it: the algorithm never sees it, so the data starts with the initial
+    /// window (one segment after a SYN timeout, as the algorithm's loss window; ns-2 likewise
+    /// drops `windowInit_` to 1 when the first packet was lost, `bugfix_ss_`).
+    fn on_syn_ack(&mut self, ack: &Packet, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
+        let Handshake::SynSent { sent_at, retransmitted } = self.handshake else { return };
+        self.handshake = Handshake::Done;
+        self.peer_window = ack.receive_window as u64;
+        self.last_ack_sent_at = self.last_ack_sent_at.max(ack.sent_at);
+        if !retransmitted {
+            // The SYN's RTT seeds the timer; the RTT statistics stay about data segments.
+            let (min_rtt, latest) = (self.rtt.min_rtt, self.rtt.latest);
+            self.rtt.on_sample_sent_at(sent_at, now, true);
+            (self.rtt.min_rtt, self.rtt.latest) = (min_rtt, latest);
+        }
+        self.rto_deadline = None;
+        self.try_send(ctx);
+        self.schedule_timer_event(ctx);
+    }
+
+    /// Whether the SYN is out and its SYN-ACK not yet in.
+    pub fn awaiting_syn_ack(&self) -> bool {
+        matches!(self.handshake, Handshake::SynSent { .. })
     }
 
     /// Records the connection's delivery state in a segment about to be sent. A send into an empty

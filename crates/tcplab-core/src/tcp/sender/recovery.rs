@@ -21,7 +21,11 @@
 //!   turning the option off withholds that credit until recovery starts. The FlightSize that fast
 //!   retransmit hands the algorithm leaves those segments out (RFC 5681 section 3.2 step 2).
 //! - ECN (RFC 3168): an ACK with ECE reduces the window through the algorithm at most once per
-//!   window of data, and the next new segment carries CWR.
+//!   window of data, and the next new segment carries CWR. With `ecn_response = "rfc3168"` a
+//!   reduction when the window is one segment or less leaves it below one segment, as ns-2's
+//!   `slowdown` halves a window of 1 to 0.5: no data leaves until the retransmission timer
+//!   expires, which then releases one new segment (section 6.1.2); a second such reduction in a
+//!   row backs the timer off (ns-2 `ecn`, `ecn_backoff_`).
 //! - Undo (Linux `tcp_undo_cwnd_reduction`): a fast recovery or timeout is undone when an ACK
 //!   shows that an original segment, not its retransmission, arrived: with timestamps its echo
 //!   predates the episode's first retransmission (Eifel, RFC 3522); after a timeout with F-RTO
@@ -30,24 +34,49 @@
 //!   of retransmitting, so that the next ACK can tell.
 
 use super::ack::AckProgress;
-use super::TcpSender;
+use super::{Reduction, TcpSender};
 use crate::cc::{CongestionEvent, CongestionKind};
 use crate::net::packet::Packet;
 use crate::tcp::prr::Prr;
-use crate::tcp::{EndpointContext, RecoveryMode};
+use crate::tcp::{EcnResponse, EndpointContext, RecoveryMode};
 use crate::time::SimTime;
 
 impl TcpSender {
     /// An ACK carried ECN-Echo: the algorithm reduces once per window, outside loss recovery.
+    /// RFC 3168's response as ns-2 (`TcpAgent::ecn`) also answers at once after a timeout, and
+    /// halves the window rather than the flight (`slowdown` halves `window()`).
     pub(super) fn on_ecn_echo(&mut self, now: SimTime, flight_size_before: u64) {
-        if !self.config.ecn || self.in_recovery || self.in_timeout_recovery || self.snd_una < self.ecn_recover {
+        let rfc3168 = self.config.ecn_response == EcnResponse::Rfc3168;
+        let due = if rfc3168 {
+            // ns-2: the ACK must cover a segment sent after the last reduction (`seqno > recover_`).
+            self.snd_una > self.ecn_recover || self.last_reduction == Reduction::Timeout
+        } else {
+            !self.in_recovery && !self.in_timeout_recovery && self.snd_una >= self.ecn_recover
+        };
+        if !self.config.ecn || !due {
             return;
         }
+        let mut basis = flight_size_before;
+        if rfc3168 {
+            let window = if self.one_segment_cap { self.mss() } else { self.effective_cwnd() };
+            basis = window.min(self.peer_window);
+            if window <= self.mss() {
+                if self.ecn_backoff {
+                    self.rtt.back_off();
+                } else {
+                    self.ecn_backoff = true;
+                }
+                self.ecn_wait = true;
+            } else {
+                self.ecn_backoff = false;
+            }
+        }
+        self.last_reduction = Reduction::Ecn;
         self.stats.ecn_reductions += 1;
         self.cc.on_congestion_event(&CongestionEvent {
             now,
             kind: CongestionKind::Ecn,
-            bytes_in_flight: flight_size_before,
+            bytes_in_flight: basis,
             snd_nxt: self.snd_nxt,
         });
         self.ecn_recover = self.snd_nxt;
@@ -162,22 +191,35 @@ impl TcpSender {
     /// algorithm), then retransmit the first lost segment whatever the window says.
     pub(super) fn enter_recovery(&mut self, flight_size: u64, ctx: &mut EndpointContext) {
         let now = ctx.events.now();
+        // RFC 3168 as ns-2's Reno, NewReno and Sack1 (`dupack_action`): a loss found in the
+        // window of an ECN reduction is repaired without a second reduction, and that window's end
+        // stays the recovery point (ns-2 keeps `recover_`); the window was already halved once.
+        let after_ecn = self.config.ecn_response == EcnResponse::Rfc3168
+            && self.last_reduction == Reduction::Ecn
+            && self.snd_una <= self.ecn_recover;
         self.undo = Some(self.window_before_reduction());
         self.first_retransmission_at = None;
+        self.last_reduction = Reduction::FastRetransmit;
+        // ns-2 `reset_rtx_timer` at fast retransmit ends the RTT timing (Karn).
+        self.rtt_timed = None;
         self.in_recovery = true;
         self.partial_ack_seen = false;
-        self.recover = self.snd_nxt;
-        self.ecn_recover = self.snd_nxt;
-        self.cwr_pending = self.config.ecn;
         self.stats.fast_recoveries += 1;
         self.probe_deadline = None;
         self.probe_outstanding = None;
-        self.cc.on_congestion_event(&CongestionEvent {
-            now,
-            kind: CongestionKind::FastRetransmit,
-            bytes_in_flight: flight_size,
-            snd_nxt: self.snd_nxt,
-        });
+        if after_ecn {
+            self.recover = self.ecn_recover;
+        } else {
+            self.recover = self.snd_nxt;
+            self.ecn_recover = self.snd_nxt;
+            self.cwr_pending = self.config.ecn;
+            self.cc.on_congestion_event(&CongestionEvent {
+                now,
+                kind: CongestionKind::FastRetransmit,
+                bytes_in_flight: flight_size,
+                snd_nxt: self.snd_nxt,
+            });
+        }
         self.inflation = match self.config.recovery {
             RecoveryMode::NewReno | RecoveryMode::Reno => {
                 (self.config.duplicate_threshold as u64 * self.config.mss) as i64

@@ -4,10 +4,10 @@
 //! serves ICSK_TIME_RETRANS, ICSK_TIME_REO_TIMEOUT and ICSK_TIME_LOSS_PROBE; an event that finds
 //! no deadline due only re-arms.
 
-use super::TcpSender;
+use super::{Reduction, TcpSender};
 use crate::cc::{CongestionEvent, CongestionKind};
 use crate::sim::Event;
-use crate::tcp::{EndpointContext, RecoveryMode};
+use crate::tcp::{EcnResponse, EndpointContext, RecoveryMode};
 
 impl TcpSender {
     pub(super) fn arm_rto(&mut self, ctx: &mut EndpointContext) {
@@ -64,11 +64,37 @@ impl TcpSender {
     /// backs off, and no fast retransmit happens until everything outstanding now is acknowledged.
     fn on_timeout(&mut self, ctx: &mut EndpointContext) {
         self.rto_deadline = None;
+        let now = ctx.events.now();
+        if self.awaiting_syn_ack() {
+            self.on_syn_timeout(ctx);
+            return;
+        }
+        if std::mem::take(&mut self.ecn_wait) && self.segments.is_empty() {
+            // RFC 3168 section 6.1.2 as ns-2 (`timeout` with nothing outstanding): the wait is
+            // over; one new segment leaves, with no backoff and no ssthresh change.
+            self.stats.timeouts += 1;
+            // Every counted expiry is a `timeout` event; `ecn_timer` tells this kind apart.
+            self.stats.events.push((now, "timeout"));
+            self.stats.events.push((now, "ecn_timer"));
+            self.one_segment_cap = true;
+            self.last_reduction = Reduction::Timeout;
+            self.try_send(ctx);
+            return;
+        }
         if self.segments.is_empty() {
             return;
         }
-        let now = ctx.events.now();
         self.stats.timeouts += 1;
+        // ns-2 `timeout`: an expiry in the window after an ECN reduction is not a loss signal and
+        // is left out of `nrexmit_`.
+        let in_ecn_window = self.last_reduction == Reduction::Ecn && self.snd_una < self.ecn_recover;
+        if !in_ecn_window {
+            self.stats.timeouts_after_loss += 1;
+        }
+        self.last_reduction = Reduction::Timeout;
+        self.one_segment_cap = false;
+        // ns-2 `reset_rtx_timer`: the RTT timing ends (Karn).
+        self.rtt_timed = None;
         // When timeouts happen tells more than how many: the events table carries each one.
         self.stats.events.push((now, "timeout"));
         // Linux tcp_enter_loss: a timeout taken from the open state may be undone if it proves
@@ -80,12 +106,19 @@ impl TcpSender {
             self.first_retransmission_at = None;
         }
         self.frto_high_seq = (self.config.frto && (!self.in_recovery || repeated)).then_some(self.snd_nxt);
+        let ssthresh_before = self.cc.ssthresh();
         self.cc.on_congestion_event(&CongestionEvent {
             now,
             kind: CongestionKind::Timeout,
             bytes_in_flight: self.bytes_in_flight(),
             snd_nxt: self.snd_nxt,
         });
+        if in_ecn_window && self.config.ecn_response == EcnResponse::Rfc3168 {
+            // ns-2 (`timeout` after an ECN reduction: `slowdown(CLOSE_CWND_ONE)`) drops the window
+            // to one segment but keeps ssthresh: the algorithm's cut is taken back through its
+            // undo hook, with the loss window kept.
+            self.cc.undo_reduction(now, self.cc.cwnd(), ssthresh_before);
+        }
         for offset in 0..self.segments.len() {
             self.segments[offset].retransmission_in_flight = false;
             self.mark_lost_after_timeout(offset);
@@ -108,6 +141,25 @@ impl TcpSender {
         self.collect_events(now);
         self.arm_rto(ctx);
         self.try_send(ctx);
+    }
+
+    /// The SYN was not answered in time: a timeout like any other (the algorithm's loss window,
+    /// backoff), then the SYN again. ns-2 counts it in `nrexmit_` too.
+    fn on_syn_timeout(&mut self, ctx: &mut EndpointContext) {
+        let now = ctx.events.now();
+        self.stats.timeouts += 1;
+        self.stats.timeouts_after_loss += 1;
+        self.stats.events.push((now, "timeout"));
+        self.last_reduction = Reduction::Timeout;
+        self.cc.on_congestion_event(&CongestionEvent {
+            now,
+            kind: CongestionKind::Timeout,
+            bytes_in_flight: 0,
+            snd_nxt: self.snd_nxt,
+        });
+        self.rtt.back_off();
+        self.collect_events(now);
+        self.send_syn(true, ctx);
     }
 
     /// When the first held ACK that acknowledges outstanding data will be processed, if any.
