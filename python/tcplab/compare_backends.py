@@ -25,7 +25,8 @@ from tcplab.result import Result
 
 # Engines a scenario can be compared with, and how tables and figures name them.
 ENGINE_NAMES = {"linux": "Linux", "ns2": "ns-2"}
-FLOW_METRICS = ("goodput_mbps", "rtt_p50_ms", "rtt_p95_ms", "retransmitted_segments", "timeouts")
+FLOW_METRICS = ("goodput_mbps", "rtt_p50_ms", "rtt_p95_ms", "retransmitted_segments", "timeouts",
+                "timeouts_after_loss")
 LINK_METRICS = ("queue_drops", "ecn_marks", "queue_delay_mean_ms")
 
 
@@ -86,12 +87,19 @@ def _per_flow(result: Result, warm_up_s: float) -> pd.DataFrame:
         "rtt_p95_ms": srtt.quantile(0.95),
         "retransmitted_segments": flows["retransmitted_segments"].astype(float),
         "timeouts": flows["timeouts"].astype(float),
+        "timeouts_after_loss": flows["timeouts_after_loss"].astype(float),
     }).reindex(flows.index)  # the flows table's order, not the names' alphabetical one
     everything = series[series["time_s"] >= warm_up_s]["srtt_ms"]
     frame.loc["all flows"] = ["", frame["goodput_mbps"].sum(), everything.median(), everything.quantile(0.95),
-                              frame["retransmitted_segments"].sum(), frame["timeouts"].sum(min_count=1)]
+                              frame["retransmitted_segments"].sum(), _sum(frame["timeouts"]),
+                              _sum(frame["timeouts_after_loss"])]
     frame.index.name = "flow"
     return frame
+
+
+def _sum(column: pd.Series) -> float:
+    """A total, NaN where an engine does not count the value at all."""
+    return column.sum() if column.notna().all() else math.nan
 
 
 def markdown_table(table: pd.DataFrame) -> str:
@@ -100,10 +108,10 @@ def markdown_table(table: pd.DataFrame) -> str:
     name = ENGINE_NAMES.get(other, other)
     header = (f"| flow | cc | goodput Mb/s simulator | {name} | diff | RTT p50 ms simulator | {name} | diff "
               f"| RTT p95 ms simulator | {name} | diff | retransmissions simulator | {name} | diff "
-              f"| timeouts simulator | {name} | diff |")
-    lines = [header, "|" + "---|" * 17]
+              f"| timeouts simulator | {name} | diff | timeouts after loss simulator | {name} | diff |")
+    lines = [header, "|" + "---|" * 20]
     patterns = {"goodput_mbps": "{:.2f}", "rtt_p50_ms": "{:.1f}", "rtt_p95_ms": "{:.1f}",
-                "retransmitted_segments": "{:.0f}", "timeouts": "{:.0f}"}
+                "retransmitted_segments": "{:.0f}", "timeouts": "{:.0f}", "timeouts_after_loss": "{:.0f}"}
     for row in table.to_dict(orient="records"):
         cells = [row["flow"], row["cc"]]
         for column in FLOW_METRICS:

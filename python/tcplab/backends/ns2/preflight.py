@@ -151,7 +151,7 @@ _TCP_FIXED = {
     "pacing": (False, "ns-2's agents do not pace"),
     "quick_ack_segments": (0, "ns-2's sinks have no quick-ACK mode"),
     "ack_delay": ("none", "receiver-side delay control runs on the simulator only"),
-    "ecn_response": ("rfc3168", "ns-2 answers ECN as RFC 3168 section 6.1.2 (below one packet, then the timer)"),
+    "ecn_response": ("rfc3168", "ns-2 answers ECN as RFC 3168 section 6.1.2: below one packet, then the timer"),
 }
 # The scenario's own key for each TcpConfig field whose name differs.
 _TCP_KEYS = {"quick_ack_segments": "quick_acks"}
@@ -159,15 +159,15 @@ _TCP_KEYS = {"quick_ack_segments": "quick_acks"}
 
 def check_tcp(tcp: dict[str, Any], key: str) -> None:
     for field, (allowed, why) in _TCP_FIXED.items():
-        value = tcp.get(field, "linux" if field == "ecn_response" else None)
         if field == "ecn_response" and not tcp["ecn"]:
             continue
-        if value is not None and value != allowed:
+        value = tcp[field]
+        if value != allowed:
             name = _TCP_KEYS.get(field, field)
             raise ScenarioError(f"{key}.tcp.{name}: {_show(value)} cannot run on ns-2 ({why}); set it to {_show(allowed)}")
-    if tcp["rto_formula"] == "linux":
-        raise ScenarioError(f"{key}.tcp.rto_formula: 'linux' cannot run on ns-2 (its one-way agents keep RFC 6298's "
-                            "estimator in ticks); use \"ns2\" or \"rfc6298\"")
+    if tcp["rto_formula"] != "ns2":
+        raise ScenarioError(f"{key}.tcp.rto_formula: {_show(tcp['rto_formula'])} cannot run on ns-2 (its agents keep "
+                            "their own estimator in tcpTick_ ticks, tcp.cc rtt_update); set it to \"ns2\"")
     if tcp["delayed_ack"] and tcp["delayed_ack_count"] != 2:
         raise ScenarioError(f"{key}.tcp.delayed_ack_count: {tcp['delayed_ack_count']} cannot run on ns-2 "
                             "(its DelAck sink acknowledges every second segment); set it to 2")

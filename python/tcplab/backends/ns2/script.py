@@ -219,10 +219,14 @@ def _tcp_flow(flow: dict[str, Any], plan: FlowPlan) -> list[str]:
         "numdupacks_": tcp["duplicate_threshold"],
         "singledup_": int(tcp["limited_transmit"]),
         # Per-ACK RTT samples in ns-2 come from timestamps; without them it times one segment
-        # per round trip (tcp.cc rtt_active_/rtt_seq_).
-        "timestamps_": "true" if tcp["timestamps"] or tcp.get("rtt_sampling", "every_ack") == "every_ack" else "false",
+        # per round trip (tcp.cc rtt_active_/rtt_seq_). tcplab refuses timestamps with timed
+        # segments, so the sampling decides.
+        "timestamps_": "true" if tcp["rtt_sampling"] == "every_ack" else "false",
         "ecn_": int(tcp["ecn"]),
-        "syn_": "true" if tcp.get("syn", False) else "false",
+        "syn_": "true" if tcp["syn"] else "false",
+        # delay_growth_ holds cwnd at its initial value until the handshake ends; without a SYN
+        # it would skip growth on the first ACK, which tcplab's sender does not.
+        "delay_growth_": "true" if tcp["syn"] else "false",
     }
     # Always set: an agent takes ssthresh_ from window_ when it is created (tcp.cc reset()), before
     # the script sets window_, so ns-2's own initial ssthresh is window_'s class default, 20

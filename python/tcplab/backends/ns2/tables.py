@@ -3,7 +3,7 @@
 not expose is NaN, never a guess; docs/ns2-backend.md lists each column's source.
 
 - flows: bytes delivered from the sink's count of in-order packets (`bytes_`, whole segments);
-  sent, retransmitted, timeouts (`nrexmit_`) and ECN reductions (`necnresponses_`) from the
+  sent, retransmitted, timeouts after a loss (`nrexmit_`) and ECN reductions (`necnresponses_`) from the
   agents' counters at the end; RTT percentiles from the smoothed RTT sampled every interval (as
   the Linux back-end: ns-2 keeps no per-ACK record), packet loss from the links' drops.
 - links: each direction's QueueMonitor/ED (arrivals, departures, drops, early drops, CE marks)
@@ -109,8 +109,9 @@ def _flow_row(flow: dict[str, Any], rows: list, parsed: dict[str, Any], nodes: l
         row.update({
             "bytes_sent": sent_bytes, "throughput_bps": sent_bytes * 8 / active, "packets_sent": sent_packets,
             "retransmitted_segments": rexmit_packets, "retransmitted_bytes": rexmit_bytes,
-            # ns-2's nrexmit_: timer expiries, not those that only end an ECN wait (tcp.cc timeout()).
-            "timeouts": nrexmit, "fast_recoveries": NAN, "ecn_reductions": ecn,
+            # ns-2 counts in nrexmit_ the expiries after a loss, not those that end an ECN wait
+            # (tcp.cc timeout()); it counts no total.
+            "timeouts": NAN, "timeouts_after_loss": nrexmit, "fast_recoveries": NAN, "ecn_reductions": ecn,
             "rtt_mean_ms": sum(srtts) / len(srtts) if srtts else NAN, "rtt_min_ms": NAN,
             "rtt_p50_ms": quantile(srtts, 0.5), "rtt_p95_ms": quantile(srtts, 0.95), "rtt_p99_ms": quantile(srtts, 0.99),
             "completion_time_s": completed - start if completed is not None else NAN,
@@ -121,6 +122,7 @@ def _flow_row(flow: dict[str, Any], rows: list, parsed: dict[str, Any], nodes: l
         row.update({
             "bytes_sent": sent * flow["datagram_bytes"], "throughput_bps": sent * flow["datagram_bytes"] * 8 / active,
             "packets_sent": sent, "retransmitted_segments": 0, "retransmitted_bytes": 0, "timeouts": 0,
+            "timeouts_after_loss": 0,
             "fast_recoveries": 0, "ecn_reductions": 0, "rtt_mean_ms": NAN, "rtt_min_ms": NAN, "rtt_p50_ms": NAN,
             "rtt_p95_ms": NAN, "rtt_p99_ms": NAN, "completion_time_s": NAN, "duplicate_bytes": 0,
             "packets_lost": max(sent - int(rows[-1][1][1]), 0) if rows else 0,

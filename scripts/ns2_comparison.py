@@ -1,0 +1,179 @@
+"""The simulator (tcp.profile = "ns2") beside ns-2.35 itself on the cases docs/ns2-backend.md lists:
+one-way Reno, NewReno and SACK agents at window_ 20 and 1000 on a drop-tail and a RED+ECN
+dumbbell, CUBIC, BIC, Compound, Vegas and Veno on ns-2's Linux agent on the Compound TCP study's
+chain, the Active Delay Control paper's 40-flow RED+ECN link at three buffer sizes, and the
+study's chain with UDP CBR cross traffic.
+
+For every case it writes docs/ns2-backend/<case>/ (both runs' comparison tables and the overlay)
+and one row of docs/ns2-backend/comparison.csv: total goodput, drops on every link, timeouts and
+the busiest link's mean queueing delay from each engine, and whether each is within the targets
+(goodput 5%, drops 15%, timeouts 20% or 3, queueing delay 10%).
+
+    python scripts/ns2_comparison.py            # every case, the lengths in the table below
+    python scripts/ns2_comparison.py --quick    # 10-second versions
+    python scripts/ns2_comparison.py --case adc-b100
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from tcplab.compare_backends import compare_backends, link_table, markdown_link_table, markdown_table, overlay_figure
+from tcplab.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGETS = {"goodput": 0.05, "drops": 0.15, "timeouts": 0.20, "queue_delay": 0.10}
+TIMEOUTS_ABSOLUTE = 3
+
+
+def dumbbell(name: str, recovery: str, window_packets: int, queue: str, seconds: int, cc: str = "newreno",
+             ecn: bool = False) -> dict:
+    """Two flows on a 10 Mbit/s, 20 ms dumbbell with a 50-packet buffer: the ns2 profile's
+    1000-byte packets, the window the case names."""
+    tcp = {"profile": "ns2", "recovery": recovery, "receive_window": f"{window_packets * 1000}B"}
+    if ecn:
+        tcp.update({"ecn": True})
+    return {
+        "name": name,
+        "simulation": {"duration": f"{seconds}s", "sample_interval": "100ms"},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "50p", "queue": queue},
+            "access": {"rate": "100Mbps", "delay": "1ms", "buffer": "1000p"},
+        },
+        "tcp": tcp,
+        "flows": [{"cc": cc, "count": 2, "start_spread": "1s"}],
+    }
+
+
+RED_ECN = {"kind": "red", "ecn": True, "min_th": "5p", "max_th": "15p"}
+LINUX_AGENT_PARAMS = {
+    # ns-2.35's modules are Linux 2.6.22's: the values their constants have (docs/ns2-backend.md).
+    "cubic": {"beta": 0.8, "hystart": False},
+    "bic": {},
+    "compound": {},
+    "vegas": {},
+    "veno": {},
+}
+
+
+def ctcp_chain(name: str, cc: str, window_packets: int, seconds: int) -> dict:
+    scenario = load_scenario(ROOT / "scenarios" / "papers" / "ctcp-study" / "chain.toml")
+    scenario["name"] = name
+    scenario["simulation"]["duration"] = f"{seconds}s"
+    scenario["tcp"].update({"receive_window": f"{window_packets * 1000}B"})
+    for flow in scenario["flows"]:
+        if flow.get("protocol") != "udp":
+            flow["cc"] = cc
+    if cc != "newreno":
+        scenario["tcp"]["recovery"] = "sack"
+        for flow in scenario["flows"]:
+            if flow.get("protocol") != "udp" and LINUX_AGENT_PARAMS[cc]:
+                flow["params"] = dict(LINUX_AGENT_PARAMS[cc])
+    return scenario
+
+
+def adc(name: str, buffer_packets: int, seconds: int) -> dict:
+    scenario = load_scenario(ROOT / "scenarios" / "papers" / "adc" / "many-flows.toml")
+    scenario["name"] = name
+    scenario["simulation"]["duration"] = f"{seconds}s"
+    scenario["topology"]["bottleneck"]["buffer"] = f"{buffer_packets}p"
+    return scenario
+
+
+def cases(quick: bool) -> dict[str, dict]:
+    length = 10 if quick else 60
+    found = {}
+    for recovery, agent in (("reno", "reno"), ("newreno", "newreno"), ("sack", "sack")):
+        for window in (20, 1000):
+            name = f"{agent}-w{window}-droptail"
+            found[name] = dumbbell(name, recovery, window, "droptail", length)
+    for window in (20, 1000):
+        name = f"newreno-w{window}-red-ecn"
+        found[name] = dumbbell(name, "newreno", window, RED_ECN, length, ecn=True)
+    for cc in LINUX_AGENT_PARAMS:
+        name = f"linux-{cc}-chain-w1000"
+        found[name] = ctcp_chain(name, cc, 1000, 10 if quick else 30)
+    for buffer in (100, 500, 1500):
+        name = f"adc-b{buffer}"
+        found[name] = adc(name, buffer, 20 if quick else 100)
+    found["chain-cbr-newreno-w20"] = ctcp_chain("chain-cbr-newreno-w20", "newreno", 20, 10 if quick else 100)
+    return found
+
+
+def within(simulator: float, other: float, target: float, absolute: float = 0.0) -> bool:
+    if abs(other - simulator) <= absolute:
+        return True
+    return simulator != 0 and abs(other / simulator - 1) <= target
+
+
+def summarise(name: str, results: dict, table: pd.DataFrame, seconds: dict[str, float]) -> dict:
+    total = table.iloc[-1]
+    row = {"case": name}
+    links = {backend: result.links for backend, result in results.items()}
+    busiest = links["simulator"].sort_values("utilization", ascending=False).index[0]
+    for backend in ("simulator", "ns2"):
+        row[f"goodput_mbps_{backend}"] = total[f"goodput_mbps_{backend}"]
+        row[f"drops_{backend}"] = float(links[backend]["queue_drops"].sum())
+        # ns-2 counts timeouts after a loss only (nrexmit_): the simulator's matching column.
+        row[f"timeouts_{backend}"] = float(results[backend].flows["timeouts_after_loss"].sum())
+        row[f"queue_delay_ms_{backend}"] = float(links[backend].loc[busiest, "queue_delay_mean_ms"])
+        row[f"wall_s_{backend}"] = seconds[backend]
+    row["goodput_ok"] = within(row["goodput_mbps_simulator"], row["goodput_mbps_ns2"], TARGETS["goodput"])
+    row["drops_ok"] = within(row["drops_simulator"], row["drops_ns2"], TARGETS["drops"])
+    row["timeouts_ok"] = within(row["timeouts_simulator"], row["timeouts_ns2"], TARGETS["timeouts"], TIMEOUTS_ABSOLUTE)
+    row["queue_delay_ok"] = within(row["queue_delay_ms_simulator"], row["queue_delay_ms_ns2"], TARGETS["queue_delay"])
+    return row
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="10-second versions of every case")
+    parser.add_argument("--case", action="append", help="run only this case (repeatable)")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "ns2-backend")
+    args = parser.parse_args()
+    everything = cases(args.quick)
+    chosen = args.case or list(everything)
+    unknown = [c for c in chosen if c not in everything]
+    if unknown:
+        print(f"unknown case {', '.join(unknown)}; the cases are: {', '.join(everything)}", file=sys.stderr)
+        return 2
+    rows = []
+    for name in chosen:
+        seconds = {}
+        started = time.monotonic()
+        results, table = compare_backends(everything[name], backend="ns2")
+        # compare_backends runs the simulator first; the ns-2 run's own wall time is in its summary.
+        seconds["ns2"] = results["ns2"].summary["engine_wall_seconds"]
+        seconds["simulator"] = time.monotonic() - started - seconds["ns2"]
+        case = args.out / name
+        case.mkdir(parents=True, exist_ok=True)
+        table.to_csv(case / "comparison.csv", index=False)
+        links = link_table(results)
+        links.to_csv(case / "links.csv", index=False)
+        (case / "comparison.md").write_text(markdown_table(table) + "\n\n" + markdown_link_table(links, "ns2") + "\n",
+                                            encoding="utf-8")
+        overlay_figure(results).savefig(case / "overlay.png", dpi=80)
+        row = summarise(name, results, table, seconds)
+        rows.append(row)
+        verdict = ", ".join(f"{k.removesuffix('_ok')} {'ok' if row[k] else 'OUT'}" for k in row if k.endswith("_ok"))
+        print(f"{name:28} goodput {row['goodput_mbps_simulator']:8.3f} / {row['goodput_mbps_ns2']:8.3f} Mb/s, "
+              f"drops {row['drops_simulator']:6.0f} / {row['drops_ns2']:6.0f}, timeouts {row['timeouts_simulator']:4.0f} / "
+              f"{row['timeouts_ns2']:4.0f}, queue {row['queue_delay_ms_simulator']:7.2f} / {row['queue_delay_ms_ns2']:7.2f} ms; "
+              f"{verdict}; {seconds['simulator']:.1f} s / {seconds['ns2']:.1f} s", flush=True)
+    frame = pd.DataFrame(rows)
+    summary = args.out / ("comparison-quick.csv" if args.quick else "comparison.csv")
+    if args.case and summary.exists():
+        frame = pd.concat([pd.read_csv(summary).query("case not in @chosen"), frame], ignore_index=True)
+    frame.to_csv(summary, index=False)
+    print(f"written: {summary}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
