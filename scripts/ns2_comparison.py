@@ -47,7 +47,7 @@ def dumbbell(name: str, recovery: str, window_packets: int, queue: str, seconds:
             "access": {"rate": "100Mbps", "delay": "1ms", "buffer": "1000p"},
         },
         "tcp": tcp,
-        "flows": [{"cc": cc, "count": 2, "start_spread": "1s"}],
+        "flows": [{"cc": cc, "count": 2, "start_spread": "1s", "params": {"reduction": "ns2_slowdown"}}],
     }
 
 
@@ -70,6 +70,8 @@ def ctcp_chain(name: str, cc: str, window_packets: int, seconds: int) -> dict:
     for flow in scenario["flows"]:
         if flow.get("protocol") != "udp":
             flow["cc"] = cc
+            if cc == "newreno":
+                flow["params"] = {"reduction": "ns2_slowdown"}
     if cc != "newreno":
         scenario["tcp"]["recovery"] = "sack"
         for flow in scenario["flows"]:

@@ -36,7 +36,9 @@ access = {{ rate = "100Mbps", delay = "1ms", buffer = "1000p" }}
 """
 
 
-TWO_NEWRENO = scenario('[[flows]]\ncc = "newreno"\ncount = 2\nstart_spread = "1s"\n',
+# ns-2's one-way agents reduce with slowdown()'s arithmetic, newreno's "ns2_slowdown".
+NS2_NEWRENO = 'cc = "newreno"\nparams = { reduction = "ns2_slowdown" }\n'
+TWO_NEWRENO = scenario(f'[[flows]]\n{NS2_NEWRENO}count = 2\nstart_spread = "1s"\n',
                        tcp='profile = "ns2"\nreceive_window = "100000B"')
 
 
@@ -84,7 +86,7 @@ def test_link_counters_agree_with_ns2s_own_trace(tmp_path):
 
 
 def test_red_with_ecn_marks_and_drops_early():
-    text = scenario('[[flows]]\ncc = "newreno"\ncount = 4\n',
+    text = scenario(f'[[flows]]\n{NS2_NEWRENO}count = 4\n',
                     bottleneck='rate = "5Mbps", delay = "20ms", buffer = "60p", '
                                'queue = { kind = "red", min_th = "5p", max_th = "15p", ecn = true }',
                     tcp='profile = "ns2"\nreceive_window = "200000B"\necn = true\necn_response = "rfc3168"')
@@ -130,8 +132,8 @@ to = "r2"
 
 
 def test_finite_and_restarting_transfers_complete():
-    text = scenario('[[flows]]\ncc = "newreno"\nsize = "50000B"\n'
-                    '[[flows]]\ncc = "newreno"\nsize = "20000B"\nrestart = true\nstart = "1s"\n', duration="5s")
+    text = scenario(f'[[flows]]\n{NS2_NEWRENO}size = "50000B"\n'
+                    f'[[flows]]\n{NS2_NEWRENO}size = "20000B"\nrestart = true\nstart = "1s"\n', duration="5s")
     result = tcplab.run(text, backend="ns2")
     finite = result.flows.iloc[0]
     assert finite["bytes_delivered"] == 50_000 and 0 < finite["completion_time_s"] < 2
@@ -146,17 +148,20 @@ def test_finite_and_restarting_transfers_complete():
      r"topology.bottleneck.forward.jitter: the ns-2 back-end cannot express jitters"),
     ({"topology.bottleneck.forward": {"loss": {"model": "gilbert_elliott", "p_good_to_bad": 0.01, "p_bad_to_good": 0.5}}},
      r"loss.model: 'gilbert_elliott' cannot run on ns-2"),
-    ({"flows.0.cc": "bbr"}, r"flows\[0\].cc: 'bbr' has no counterpart in ns-2.35"),
-    ({"flows.0.cc": "cubic"}, r"flows\[0\].tcp.recovery: 'newreno' with cc 'cubic': ns-2 runs cubic only in its Linux agent"),
-    ({"flows.0.cc": "cubic", "tcp.recovery": "sack"},
+    ({"flows.0.cc": "bbr", "flows.0.params": {}}, r"flows\[0\].cc: 'bbr' has no counterpart in ns-2.35"),
+    ({"flows.0.cc": "cubic", "flows.0.params": {}}, r"flows\[0\].tcp.recovery: 'newreno' with cc 'cubic': ns-2 runs cubic only in its Linux agent"),
+    ({"flows.0.cc": "cubic", "flows.0.params": {}, "tcp.recovery": "sack"},
      r"flows\[0\].params.hystart: true cannot run on ns-2, whose cubic has false \(the 2.6.22 module has no HyStart\)"),
     ({"tcp.profile": "linux"}, r"flows\[0\].tcp.rack: true cannot run on ns-2"),
     ({"tcp.delayed_ack": True, "tcp.delayed_ack_count": 3}, r"flows\[0\].tcp.delayed_ack_count: 3 cannot run on ns-2"),
     ({"tcp.receive_window": "20500B"}, r"flows\[0\].tcp.receive_window: 20500B is not a whole number of 1000B segments"),
     ({"simulation.capture": ["bottleneck"]}, r"simulation.capture: the ns-2 back-end writes no captures"),
+    ({"flows.0.params": {}}, r"flows\[0\].params.reduction: \"rfc5681\" cannot run on ns-2"),
+    ({"tcp.rto_formula": "rfc6298"}, r"flows\[0\].tcp.rto_formula: \"rfc6298\" cannot run on ns-2"),
+    ({"tcp.ecn": True, "tcp.ect_retransmissions": False}, r"flows\[0\].tcp.ect_retransmissions: false cannot run"),
 ])
 def test_what_ns2_cannot_express_is_refused_by_key(change, message):
-    base = scenario('[[flows]]\ncc = "newreno"\n', duration="1s")
+    base = scenario(f'[[flows]]\n{NS2_NEWRENO}', duration="1s")
     with pytest.raises(tcplab.ScenarioError, match=message):
         tcplab.run(base, backend="ns2", set=change)
 
@@ -177,6 +182,7 @@ links = [
 profile = "ns2"
 [[flows]]
 cc = "newreno"
+params = { reduction = "ns2_slowdown" }
 from = "a"
 to = "d"
 """

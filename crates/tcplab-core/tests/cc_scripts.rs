@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 use tcplab_core::cc::harness::FakeSender;
+use tcplab_core::cc::{CongestionEvent, CongestionKind};
 use tcplab_core::time::{NANOS_PER_MILLI as MS, NANOS_PER_SEC as SEC};
 
 const MSS: u64 = 1000;
@@ -102,6 +103,37 @@ fn newreno_loss_uses_flight_size_and_congestion_avoidance_adds_about_one_segment
     // Per ACK cwnd += MSS^2 / cwnd: one window of ACKs adds a little under one segment.
     let grown = (s.cc.cwnd() - before) as f64 / MSS as f64;
     assert!((0.9..=1.0).contains(&grown), "grew by {grown} segments");
+}
+
+/// The algorithm's reduction for an event with this basis (the window under RFC 3168's response).
+fn reduce(s: &mut FakeSender, kind: CongestionKind, basis: u64) {
+    s.cc.on_congestion_event(&CongestionEvent { now: s.now, kind, bytes_in_flight: basis, snd_nxt: s.snd_nxt });
+}
+
+#[test]
+fn newreno_with_ns2_slowdown_halves_cwnd_on_ecn_and_keeps_ssthresh_in_whole_segments() {
+    // ns-2 tcp.cc slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF) with precision_reduce_: halfwin =
+    // window / 2; ssthresh_ = (int) halfwin, at least 2; cwnd_ = halfwin.
+    let mut s = sender("newreno", json!({"reduction": "ns2_slowdown"}), 100);
+    s.round_trip(1); // 20 segments
+    s.fill_window();
+    let flight = s.in_flight();
+    assert_eq!(flight, 20 * MSS);
+    s.ecn_echo();
+    assert_eq!(s.cc.ssthresh(), 10 * MSS);
+    assert_eq!(s.cc.cwnd(), 10 * MSS);
+    // From a window of 3 segments: ssthresh 1.5 -> 1 -> the floor of 2, cwnd 1.5 segments, where
+    // RFC 5681's rule (the default) leaves cwnd at the 2-segment ssthresh.
+    for (reduction, cwnd) in [("ns2_slowdown", 3 * MSS / 2), ("rfc5681", 2 * MSS)] {
+        let mut small = sender("newreno", json!({"reduction": reduction}), 100);
+        reduce(&mut small, CongestionKind::Ecn, 3 * MSS);
+        assert_eq!(small.cc.ssthresh(), 2 * MSS, "{reduction}");
+        assert_eq!(small.cc.cwnd(), cwnd, "{reduction}");
+    }
+    // A loss: ssthresh 7 whole segments from a basis of 15.5, cwnd = ssthresh.
+    let mut lossy = sender("newreno", json!({"reduction": "ns2_slowdown"}), 100);
+    reduce(&mut lossy, CongestionKind::FastRetransmit, 31 * MSS / 2);
+    assert_eq!((lossy.cc.ssthresh(), lossy.cc.cwnd()), (7 * MSS, 7 * MSS));
 }
 
 /// Slow start from 10 segments until cwnd passes 100 (it reaches 160), then a loss and the end

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 use tcplab_core::cc::{self, ConnectionInfo};
-use tcplab_core::net::packet::{Packet, PacketKind};
+use tcplab_core::net::packet::{Ecn, Packet, PacketKind};
 use tcplab_core::sim::{Event, EventQueue};
 use tcplab_core::tcp::sender::TcpSender;
 use tcplab_core::tcp::{EndpointContext, RecoveryMode, TcpConfig};
@@ -36,6 +36,7 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         rtt_sampling: tcplab_core::tcp::RttSampling::EveryAck,
         ecn_response: tcplab_core::tcp::EcnResponse::Linux,
         syn: false,
+        ect_retransmissions: false,
         quick_ack_segments: 0,
         limited_transmit: true,
         duplicate_threshold: 3,
@@ -918,4 +919,21 @@ fn rfc3168_keeps_ssthresh_at_a_timeout_in_the_window_of_an_ecn_reduction() {
     // Linux's response: the timeout halves the 9 segments in flight again.
     let linux = run(tcplab_core::tcp::EcnResponse::Linux);
     assert_eq!(linux, (5 * MSS, 4_500, MSS));
+}
+
+#[test]
+fn retransmissions_are_ecn_capable_only_when_configured_as_ns2_sends_them() {
+    // RFC 3168 section 6.1.5: a retransmission is not ECT; ns-2's tcp.cc output() makes every
+    // data packet of an ECN agent ECT.
+    for (ect_retransmissions, expected) in [(false, Ecn::NotEct), (true, Ecn::Ect)] {
+        let mut s = Script::with_config(TcpConfig { ect_retransmissions, ..config(RecoveryMode::NewReno) });
+        let first: Vec<_> = s.outbox.drain(..).collect();
+        assert!(first.iter().all(|p| p.ecn == Ecn::Ect), "new data is ECT");
+        s.at(100);
+        for _ in 0..4 {
+            s.ack(1, &[]);
+        }
+        let retransmission = s.outbox.drain(..).find(|p| p.sequence == MSS).expect("segment 1 is retransmitted");
+        assert_eq!(retransmission.ecn, expected, "ect_retransmissions = {ect_retransmissions}");
+    }
 }

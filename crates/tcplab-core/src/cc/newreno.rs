@@ -9,14 +9,20 @@
 //!   ssthresh (RFC 6582 section 3.2 step 3, option 2); after a timeout cwnd = 1 SMSS.
 //! - Unlike `reno` (Linux) it keeps growing when not cwnd-limited, as ns-2 did, unless
 //!   `freeze_when_not_cwnd_limited = true`.
+//! - `reduction = "ns2_slowdown"`: the arithmetic of ns-2.35's `TcpAgent::slowdown` (tcp.cc) with
+//!   `CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF` instead: ssthresh is half the window in whole segments
+//!   (`(int) halfwin`, at least 2), and an ECN-Echo halves cwnd itself (`cwnd_ = halfwin`, RFC 3168
+//!   section 6.1.2: "the TCP source halves the congestion window"), so a window of 3 segments
+//!   falls to 1.5, not to the 2-segment ssthresh. The sender hands algorithms the window (not
+//!   the flight) as the basis under `ecn_response = "rfc3168"`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::window::ByteWindow;
 use super::{
-    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo, ParamKind,
-    ParamSpec,
+    defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
+    ParamKind, ParamSpec,
 };
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -25,11 +31,22 @@ pub struct NewRenoConfig {
     /// Appropriate byte counting limit L in segments for slow start (RFC 3465).
     pub abc_limit: u32,
     pub freeze_when_not_cwnd_limited: bool,
+    pub reduction: Reduction,
+}
+
+/// How a loss or an ECN-Echo sets ssthresh and cwnd.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reduction {
+    /// RFC 5681 equation 4: ssthresh = max(basis / 2, 2 SMSS) in bytes, cwnd = ssthresh.
+    Rfc5681,
+    /// ns-2's `slowdown`: ssthresh = max(whole segments of basis / 2, 2); on ECN cwnd = basis / 2.
+    Ns2Slowdown,
 }
 
 impl Default for NewRenoConfig {
     fn default() -> Self {
-        Self { abc_limit: 1, freeze_when_not_cwnd_limited: false }
+        Self { abc_limit: 1, freeze_when_not_cwnd_limited: false, reduction: Reduction::Rfc5681 }
     }
 }
 
@@ -45,6 +62,12 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Bool,
         unit: "",
         description: "no cwnd growth while the application does not fill cwnd",
+    },
+    ParamSpec {
+        name: "reduction",
+        kind: ParamKind::Choice { allowed: &["rfc5681", "ns2_slowdown"] },
+        unit: "",
+        description: "on loss or ECN: RFC 5681 (ssthresh max(basis/2, 2 SMSS), cwnd = ssthresh) or ns-2's slowdown (ssthresh in whole segments, ECN halves cwnd itself)",
     },
 ];
 
@@ -83,7 +106,19 @@ impl CongestionControl for NewReno {
     }
 
     fn on_congestion_event(&mut self, event: &CongestionEvent) {
-        self.window.reduce(event.bytes_in_flight / 2, event.kind);
+        let half = event.bytes_in_flight / 2;
+        match self.config.reduction {
+            Reduction::Rfc5681 => self.window.reduce(half, event.kind),
+            Reduction::Ns2Slowdown => {
+                let mss = self.window.mss;
+                self.window.reduce(half / mss * mss, event.kind);
+                if event.kind == CongestionKind::Ecn {
+                    // Below 2 segments, or below 1: the sender then waits for its timer
+                    // (`ecn_response = "rfc3168"`); a window is never 0 bytes.
+                    self.window.cwnd = half.max(1);
+                }
+            }
+        }
     }
 
     super::window::reno_like_window!();

@@ -415,6 +415,9 @@ pub struct TcpSpec {
     /// A SYN and its SYN-ACK before the data (ns-2's `syn_`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub syn: Option<bool>,
+    /// With `ecn`, retransmissions are ECN-capable too (ns-2); RFC 3168 section 6.1.5 says not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ect_retransmissions: Option<bool>,
     /// Segments the receiver ACKs at once before delayed ACKs start (Linux quick-ACK mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quick_acks: Option<u32>,

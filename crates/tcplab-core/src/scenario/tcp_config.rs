@@ -70,6 +70,7 @@ impl TcpSpec {
             rtt_sampling: full.rtt_sampling.expect("defaults fill every key"),
             ecn_response: full.ecn_response.expect("defaults fill every key"),
             syn: full.syn.expect("defaults fill every key"),
+            ect_retransmissions: full.ect_retransmissions.expect("defaults fill every key"),
             quick_ack_segments: quick_acks,
             limited_transmit: full.limited_transmit.expect("defaults fill every key"),
             duplicate_threshold,

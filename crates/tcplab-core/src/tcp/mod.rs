@@ -112,6 +112,9 @@ pub struct TcpConfig {
     /// A SYN (header only) and its SYN-ACK before the data, as ns-2's one-way agents with `syn_`
     /// and `delay_growth_` (the window counts from the SYN-ACK).
     pub syn: bool,
+    /// With `ecn`, retransmissions are sent ECN-capable too, as ns-2 does; RFC 3168 section
+    /// 6.1.5 forbids it (a router could then mark instead of drop a repair).
+    pub ect_retransmissions: bool,
     /// The first segments a receiver ACKs at once, before delayed ACKs start (Linux quick-ACK
     /// mode); 0 turns it off.
     pub quick_ack_segments: u32,

@@ -152,14 +152,17 @@ _TCP_FIXED = {
     "quick_ack_segments": (0, "ns-2's sinks have no quick-ACK mode"),
     "ack_delay": ("none", "receiver-side delay control runs on the simulator only"),
     "ecn_response": ("rfc3168", "ns-2 answers ECN as RFC 3168 section 6.1.2: below one packet, then the timer"),
+    "ect_retransmissions": (True, "ns-2 sends every data packet of an ECN agent ECN-capable, tcp.cc output()"),
 }
+# Checked only with tcp.ecn on.
+_ECN_ONLY = ("ecn_response", "ect_retransmissions")
 # The scenario's own key for each TcpConfig field whose name differs.
 _TCP_KEYS = {"quick_ack_segments": "quick_acks"}
 
 
 def check_tcp(tcp: dict[str, Any], key: str) -> None:
     for field, (allowed, why) in _TCP_FIXED.items():
-        if field == "ecn_response" and not tcp["ecn"]:
+        if field in _ECN_ONLY and not tcp["ecn"]:
             continue
         value = tcp[field]
         if value != allowed:
@@ -180,12 +183,16 @@ def check_params(cc: str, module: str | None, params: dict[str, Any], key: str) 
     """The module parameters to set for a Linux-agent flow; refuses a parameter ns-2 cannot take
     or a value that differs from a constant of ns-2's module."""
     if module is None:
-        allowed = {"abc_limit": 1, "freeze_when_not_cwnd_limited": False}
-        for name, value in params.items():
-            if name in allowed and value != allowed[name]:
+        # ns-2's one-way agents: opencwnd() grows one segment per ACK whether cwnd-limited or not,
+        # slowdown() keeps ssthresh in whole packets and halves cwnd itself on ECN (tcp.cc).
+        allowed = {"abc_limit": 1, "freeze_when_not_cwnd_limited": False, "reduction": "ns2_slowdown"}
+        for name, required in allowed.items():
+            value = params.get(name, required if name != "reduction" else "rfc5681")
+            if value != required:
                 raise ScenarioError(
                     f"{key}.params.{name}: {_show(value)} cannot run on ns-2 (its one-way agents grow by one "
-                    f"segment per ACK, whether cwnd-limited or not); set it to {_show(allowed[name])}")
+                    "segment per ACK whether cwnd-limited or not, and reduce with slowdown()'s arithmetic); "
+                    f"set it to {_show(required)}")
         return {}
     settable = MODULE_PARAMETERS.get(cc, {})
     constants = MODULE_CONSTANTS.get(cc, {})

@@ -743,7 +743,11 @@ impl TcpSender {
             wire_bytes: wire_bytes as u32,
             sequence: start,
             payload_bytes: length as u32,
-            ecn: if self.config.ecn && !retransmission { Ecn::Ect } else { Ecn::NotEct },
+            ecn: if self.config.ecn && (!retransmission || self.config.ect_retransmissions) {
+                Ecn::Ect
+            } else {
+                Ecn::NotEct
+            },
             cwr,
             sent_at: now,
             ts_echo: self.last_ack_sent_at,
