@@ -131,6 +131,18 @@ to = "r2"
     conserved(result.links)
 
 
+def test_timeouts_from_ns2s_event_trace_and_its_nrexmit():
+    """Random loss of 5% makes timeouts; every expiry is an event, and ns-2's nrexmit_ (the
+    expiries after a loss) is at most that."""
+    text = scenario(f'[[flows]]\n{NS2_NEWRENO}',
+                    bottleneck='rate = "10Mbps", delay = "20ms", buffer = "30p", forward = { loss = { model = "bernoulli", p = 0.05 } }')
+    result = tcplab.run(text, backend="ns2")
+    flow = result.flows.iloc[0]
+    assert flow["timeouts"] >= flow["timeouts_after_loss"] > 0
+    assert (result.events["event"] == "timeout").sum() == flow["timeouts"]
+    assert result.links.iloc[0]["wire_losses"] > 0
+
+
 def test_finite_and_restarting_transfers_complete():
     text = scenario(f'[[flows]]\n{NS2_NEWRENO}size = "50000B"\n'
                     f'[[flows]]\n{NS2_NEWRENO}size = "20000B"\nrestart = true\nstart = "1s"\n', duration="5s")

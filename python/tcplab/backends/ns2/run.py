@@ -39,12 +39,14 @@ def run_on_ns2(scenario_json: str, progress: bool = False, keep: Path | None = N
         directory = Path(keep) if keep is not None else Path(scratch)
         directory.mkdir(parents=True, exist_ok=True)
         samples = directory / "samples.txt"
+        events = directory / "events.tr"
         script = directory / "scenario.tcl"
-        script.write_text(write_script(network, scenario, plans, str(samples)), encoding="utf-8")
+        script.write_text(write_script(network, scenario, plans, str(samples), str(events)), encoding="utf-8")
         started = time.monotonic()
         _run_ns(ns, script, directory / "ns2-output.txt", network["duration_ns"] / 1e9, progress)
         wall = time.monotonic() - started
-        return build_result(scenario, resolved_toml, network, samples.read_text(encoding="utf-8"), wall)
+        return build_result(scenario, resolved_toml, network, samples.read_text(encoding="utf-8"),
+                            events.read_text(encoding="utf-8"), wall)
 
 
 def flow_plans(network: dict[str, Any], scenario: dict[str, Any]) -> list[FlowPlan | None]:

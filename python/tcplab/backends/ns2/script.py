@@ -7,6 +7,8 @@ mapping; the lines the script writes are read by ``tables.py``:
   ``U t flow delivered_bytes delivered_packets`` per UDP flow, every sample interval;
 - ``Q t channel packets bytes departed_bytes`` per link direction, every sample interval;
 - ``E t flow event`` for restarting flows' transfers, ``C t flow`` when a finite transfer completes;
+- in a second file, ns-2's own event trace (``$ns eventtrace-all``): ``E t src dst TCP TIMEOUT
+  flow seqno cwnd`` at every expiry of a retransmission timer;
 - at the end ``T flow sent_pkts sent_bytes rexmit_pkts rexmit_bytes nrexmit ecn_responses`` per TCP
   flow and ``L channel arrivals arrived_bytes departures
   departed_bytes drops dropped_bytes early_drops marks queued queued_bytes delay_mean_s delay_count
@@ -49,7 +51,7 @@ def ns2_seed(seed: int, run: int) -> int:
 
 
 def write_script(network: dict[str, Any], scenario: dict[str, Any], plans: list[FlowPlan | None],
-                 samples_path: str) -> str:
+                 samples_path: str, events_path: str) -> str:
     simulation = scenario["simulation"]
     duration_ns = network["duration_ns"]
     interval_ns = network["sample_interval_ns"]
@@ -59,6 +61,8 @@ def write_script(network: dict[str, Any], scenario: dict[str, Any], plans: list[
         "set ns [new Simulator]",
         f"$defaultRNG seed {ns2_seed(simulation['seed'], simulation.get('run', 0))}",
         f"set out [open {{{samples_path}}} w]",
+        # The agents' event trace: a line per TIMEOUT, FAST_RETX and SLOW_START (tcp.cc trace_event).
+        f"$ns eventtrace-all [open {{{events_path}}} w]",
         "",
         "# Nodes, in the simulator's order.",
     ]
@@ -117,9 +121,11 @@ def _channel(index: int, channel: dict[str, Any]) -> list[str]:
             f"$em({index}) unit pkt",
             f"$em({index}) set rate_ {loss['p']!r}",
             f"$em({index}) ranvar [new RandomVariable/Uniform]",
+            f"$ns link-lossmodel $em({index}) {ends}",
+            # link-lossmodel sends the losses to the link's drop target, where the queue monitor
+            # would count them as queue drops: count them apart instead.
             f"set lost({index}) [new Agent/LossMonitor]",
             f"$em({index}) drop-target $lost({index})",
-            f"$ns link-lossmodel $em({index}) {ends}",
         ]
     return lines
 

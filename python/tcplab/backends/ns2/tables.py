@@ -22,8 +22,9 @@ from tcplab.result import Result
 
 
 def build_result(scenario: dict[str, Any], resolved_toml: str, network: dict[str, Any], samples: str,
-                 wall_seconds: float) -> Result:
+                 event_trace: str, wall_seconds: float) -> Result:
     parsed = _parse(samples)
+    parsed["timeouts"] = _timeouts(event_trace, network, parsed["C"])
     duration = network["duration_ns"] / 1e9
     nodes = [node["name"] for node in network["nodes"]]
     flow_rows, series = [], []
@@ -36,6 +37,9 @@ def build_result(scenario: dict[str, Any], resolved_toml: str, network: dict[str
     queues = _queue_series(network["channels"], parsed["Q"])
     names = {flow["flow_id"]: flow["name"] for flow in network["flows"]}
     events = [{"time_s": t, "flow_id": i, "name": names[i], "event": event} for t, i, event in parsed["E"]]
+    events += [{"time_s": t, "flow_id": i, "name": names[i], "event": "timeout"}
+               for i, times in parsed["timeouts"].items() for t in times]
+    events.sort(key=lambda row: (row["time_s"], row["flow_id"]))
     goodputs = [row["goodput_bps"] for row in flow_rows if row["protocol"] == "tcp" and row["start_s"] < duration]
     summary = {
         "scenario": scenario.get("name", ""),
@@ -79,6 +83,24 @@ def _parse(samples: str) -> dict[str, Any]:
     return parsed
 
 
+def _timeouts(event_trace: str, network: dict[str, Any], completed: dict[int, float]) -> dict[int, list[float]]:
+    """Each flow's retransmission timer expiries from ns-2's event trace (`E t src dst TCP TIMEOUT
+    fid ...`). An agent's timer also expires, and is traced, after its transfer is done (tcp.cc
+    timeout() then only restarts its window): a finite flow's expiries count until it completed,
+    and a restarting flow's are not counted at all (its old agents keep expiring beside the new)."""
+    restarting = {f["flow_id"] for f in network["flows"] if f["restart_think_time_ns"] is not None}
+    tcp = {f["flow_id"] for f in network["flows"] if f["protocol"] == "tcp"}
+    times: dict[int, list[float]] = {i: [] for i in tcp - restarting}
+    for line in event_trace.splitlines():
+        fields = line.split()
+        if len(fields) < 7 or fields[0] != "E" or fields[5] != "TIMEOUT":
+            continue
+        t, flow = float(fields[1]), int(fields[6])
+        if flow in times and t < completed.get(flow, math.inf):
+            times[flow].append(t)
+    return times
+
+
 def _number(text: str) -> float:
     value = float(text)
     return value if math.isfinite(value) else NAN
@@ -109,9 +131,11 @@ def _flow_row(flow: dict[str, Any], rows: list, parsed: dict[str, Any], nodes: l
         row.update({
             "bytes_sent": sent_bytes, "throughput_bps": sent_bytes * 8 / active, "packets_sent": sent_packets,
             "retransmitted_segments": rexmit_packets, "retransmitted_bytes": rexmit_bytes,
-            # ns-2 counts in nrexmit_ the expiries after a loss, not those that end an ECN wait
-            # (tcp.cc timeout()); it counts no total.
-            "timeouts": NAN, "timeouts_after_loss": nrexmit, "fast_recoveries": NAN, "ecn_reductions": ecn,
+            # Every expiry from the event trace; ns-2's nrexmit_ counts those after a loss, not
+            # those that end an ECN wait or come while the window of an ECN reduction is
+            # unacknowledged (tcp.cc timeout()).
+            "timeouts": len(parsed["timeouts"][flow_id]) if flow_id in parsed["timeouts"] else NAN,
+            "timeouts_after_loss": nrexmit, "fast_recoveries": NAN, "ecn_reductions": ecn,
             "rtt_mean_ms": sum(srtts) / len(srtts) if srtts else NAN, "rtt_min_ms": NAN,
             "rtt_p50_ms": quantile(srtts, 0.5), "rtt_p95_ms": quantile(srtts, 0.95), "rtt_p99_ms": quantile(srtts, 0.99),
             "completion_time_s": completed - start if completed is not None else NAN,
