@@ -312,7 +312,8 @@ def sdc_delay(r: Reproduction) -> None:
     e = "SDC maximum delay"
     r.text("## SDC's window against its maximum delay (Fig. 7): b = 100")
     delays = ["0.2s", "2s"] if r.quick else ["0.2s", "0.5s", "1s", "1.5s", "2s"]
-    overrides = {f"{f}.cc": "sdc" for f in BOTH_FLOWS}
+    # SDC's own parameters replace newreno's; the sweep sets max_delay.
+    overrides = {**{f"{f}.cc": "sdc" for f in BOTH_FLOWS}, **{f"{f}.params": {} for f in BOTH_FLOWS}}
     sweep = r.sweep("sdc-max-delay", "many-flows.toml",
                     {"max_delay": ([f"{f}.params.max_delay" for f in BOTH_FLOWS], delays)}, r.runs_or(3, 1), overrides)
     cwnd = _mean_cwnd(sweep.timeseries, ["max_delay"]).reindex(delays)
