@@ -612,3 +612,30 @@ fn an_ack_the_sender_itself_holds_does_not_let_the_retransmission_timer_fire() {
     assert!(hold_beyond_timer, "the script never held an ACK longer than the timer: it tests nothing");
     assert_eq!(script.sender.stats.timeouts, 0);
 }
+
+#[test]
+fn the_receiver_never_pulls_the_right_edge_of_its_window_back() {
+    // A 10-segment buffer. Segment 0 is lost and 1..=5 arrive: the buffer holds 5 segments, so
+    // only 5 are free, but the ACKs keep offering the edge the first ACK offered (0 + 10), as
+    // Linux's tcp_select_window and RFC 9293 section 3.8.6.2.2 require. When the hole fills, the
+    // window is the free buffer again from the new ACK number.
+    use tcplab_core::tcp::receiver::TcpReceiver;
+    let config = TcpConfig { receive_window: 10 * MSS, ..config(RecoveryMode::Sack) };
+    let mut receiver = TcpReceiver::new(0, 0, config);
+    let (mut events, mut outbox) = (EventQueue::new(), Vec::new());
+    let mut deliver = |receiver: &mut TcpReceiver, segment: u64| {
+        let data = Packet {
+            kind: PacketKind::TcpData,
+            sequence: segment * MSS,
+            payload_bytes: MSS as u32,
+            ..Packet::default()
+        };
+        receiver.on_data(&data, &mut EndpointContext { events: &mut events, outbox: &mut outbox });
+        let ack = outbox.pop().expect("out-of-order and hole-filling segments are ACKed at once");
+        (ack.ack / MSS, ack.receive_window as u64 / MSS)
+    };
+    for segment in 1..=5 {
+        assert_eq!(deliver(&mut receiver, segment), (0, 10), "segment {segment}: the edge stays at 10");
+    }
+    assert_eq!(deliver(&mut receiver, 0), (6, 10), "hole filled: 6 delivered, the whole buffer free");
+}
