@@ -25,6 +25,7 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         header_bytes: 40,
         initial_window_segments: 10,
         initial_ssthresh_segments: None,
+        cwnd_clamp_segments: None,
         recovery,
         rack: false,
         tail_loss_probe: false,
@@ -75,6 +76,7 @@ impl Script {
             mss: MSS,
             initial_window_segments: config.initial_window_segments,
             initial_ssthresh_segments: None,
+            cwnd_clamp_segments: config.cwnd_clamp_segments,
             seed: 1,
         };
         let controller = cc::create(algorithm, &Value::Null, info).unwrap();

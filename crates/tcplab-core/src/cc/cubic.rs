@@ -414,7 +414,13 @@ mod tests {
     fn cubic() -> Cubic {
         Cubic::new(
             CubicConfig::default(),
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+            ConnectionInfo {
+                mss: 1000,
+                initial_window_segments: 10,
+                initial_ssthresh_segments: None,
+                cwnd_clamp_segments: None,
+                seed: 1,
+            },
         )
     }
 
@@ -456,7 +462,13 @@ mod tests {
 
         let mut slow = Cubic::new(
             CubicConfig { fast_convergence: false, ..CubicConfig::default() },
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+            ConnectionInfo {
+                mss: 1000,
+                initial_window_segments: 10,
+                initial_ssthresh_segments: None,
+                cwnd_clamp_segments: None,
+                seed: 1,
+            },
         );
         slow.window.cwnd = 100;
         loss(&mut slow, 0);

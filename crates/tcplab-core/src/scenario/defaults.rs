@@ -56,6 +56,7 @@ impl TcpSpec {
         let common = TcpSpec {
             profile: Some(profile),
             initial_ssthresh: None,
+            cwnd_clamp: None,
             duplicate_threshold: Some(3),
             ecn: Some(false),
             pacing: Some(false),
@@ -77,6 +78,7 @@ impl TcpSpec {
             header,
             initial_window,
             initial_ssthresh,
+            cwnd_clamp,
             recovery,
             rack,
             tail_loss_probe,

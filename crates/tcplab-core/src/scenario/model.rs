@@ -383,6 +383,10 @@ pub struct TcpSpec {
     /// Slow-start threshold at the start, in segments; unset: unbounded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_ssthresh: Option<u32>,
+    /// The largest cwnd in segments (Linux `snd_cwnd_clamp`; ns-2's Agent/TCP/Linux turns its
+    /// `window_` into this); unset: no clamp.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwnd_clamp: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<RecoveryMode>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

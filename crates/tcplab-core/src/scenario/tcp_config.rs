@@ -58,6 +58,7 @@ impl TcpSpec {
             header_bytes: header,
             initial_window_segments: initial_window,
             initial_ssthresh_segments: full.initial_ssthresh,
+            cwnd_clamp_segments: full.cwnd_clamp,
             recovery,
             rack,
             tail_loss_probe,
@@ -131,6 +132,14 @@ fn check_recovery_options(full: &TcpSpec, key: &str) -> Result<(), ScenarioError
             return Err(ScenarioError::new(
                 format!("{key}.initial_ssthresh"),
                 format!("{ssthresh} is outside 2 to 1000000000 segments (leave it unset for unbounded)"),
+            ));
+        }
+    }
+    if let Some(clamp) = full.cwnd_clamp {
+        if !(2..=1_000_000_000).contains(&clamp) {
+            return Err(ScenarioError::new(
+                format!("{key}.cwnd_clamp"),
+                format!("{clamp} is outside 2 to 1000000000 segments (leave it unset for no clamp)"),
             ));
         }
     }

@@ -59,6 +59,8 @@ pub struct TcpConfig {
     pub initial_window_segments: u32,
     /// Slow-start threshold a connection starts with, in segments (None: unbounded).
     pub initial_ssthresh_segments: Option<u32>,
+    /// The largest cwnd in segments (Linux `snd_cwnd_clamp`; None: no clamp).
+    pub cwnd_clamp_segments: Option<u32>,
     pub recovery: RecoveryMode,
     /// RACK-TLP (RFC 8985): time-based loss marking and tail loss probes (SACK recovery only).
     pub rack: bool,

@@ -330,7 +330,7 @@ impl TcpSender {
     /// The window the sender is using now, in bytes: cwnd with NewReno/Reno inflation, or the
     /// PRR window during SACK recovery.
     pub fn effective_cwnd(&self) -> u64 {
-        let cwnd = self.cc.cwnd();
+        let cwnd = self.clamped_cwnd();
         if !self.in_recovery {
             return cwnd;
         }
@@ -338,6 +338,16 @@ impl TcpSender {
             RecoveryMode::NewReno | RecoveryMode::Reno => (cwnd as i64 + self.inflation).max(0) as u64,
             RecoveryMode::Sack if self.prr.is_some() => self.prr_window,
             RecoveryMode::Sack => cwnd,
+        }
+    }
+
+    /// The algorithm's cwnd, at most `cwnd_clamp` segments. Window-based algorithms never grow
+    /// past the clamp themselves; this holds the others (and any direct setting) to it.
+    fn clamped_cwnd(&self) -> u64 {
+        let cwnd = self.cc.cwnd();
+        match self.config.cwnd_clamp_segments {
+            Some(clamp) => cwnd.min(clamp as u64 * self.config.mss),
+            None => cwnd,
         }
     }
 
