@@ -20,6 +20,10 @@
 //!
 //! Linux's 1/32 s cache of the target computation (`last_time`) is not modelled: the target is
 //! recomputed on every ACK, which is what the RFC describes.
+//!
+//! CUBIC 2.1 (Linux 2.6.22, the module ns-2.35's Linux agent carries) is a parameter set:
+//! `max_increment` (its Smax), `cnt_before_loss` with `cnt_before_loss_rule = "exactly"` (its
+//! cnt = 50 before a loss), `min_cnt = 1`, no HyStart, beta 819/1024; docs/algorithms/cubic.md.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -48,6 +52,29 @@ pub struct CubicConfig {
     /// ACKs closer together than this extend an ACK train.
     pub hystart_ack_delta: crate::units::Duration,
     pub freeze_when_not_cwnd_limited: bool,
+    /// Smax of CUBIC 2.0/2.1 (Linux 2.6.x, ns-2.35's module): above the origin, growth is at most
+    /// this many segments per 100 ms of minimum RTT (cnt >= cwnd x 100 ms / (Smax x min RTT));
+    /// 0: no limit (today's Linux).
+    pub max_increment: u32,
+    /// Acked segments per +1 segment before the first loss (and after a timeout).
+    pub cnt_before_loss: u32,
+    /// "at_most": cnt is capped at `cnt_before_loss` (today's Linux); "exactly": cnt is set
+    /// to it whatever the curve says (CUBIC 2.0/2.1: 50).
+    pub cnt_before_loss_rule: CntBeforeLossRule,
+    /// The smallest cnt: 2 caps growth at 1.5x per RTT (today's Linux); 1 lets cwnd grow
+    /// by one segment per acked segment (CUBIC 2.1).
+    pub min_cnt: u32,
+    /// Aim at the curve one minimum RTT ahead, W(t + min RTT), as Linux does when it has a delay
+    /// sample; false aims at W(t) (CUBIC 2.1 without timestamps never measured a delay).
+    pub rtt_lookahead: bool,
+}
+
+/// How `cnt_before_loss` applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CntBeforeLossRule {
+    AtMost,
+    Exactly,
 }
 
 impl Default for CubicConfig {
@@ -63,6 +90,11 @@ impl Default for CubicConfig {
             hystart_low_window: 16,
             hystart_ack_delta: crate::units::Duration(2 * NANOS_PER_MILLI),
             freeze_when_not_cwnd_limited: true,
+            max_increment: 0,
+            cnt_before_loss: 20,
+            cnt_before_loss_rule: CntBeforeLossRule::AtMost,
+            min_cnt: 2,
+            rtt_lookahead: true,
         }
     }
 }
@@ -127,6 +159,37 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Bool,
         unit: "",
         description: "no cwnd growth while the application does not fill cwnd (Linux)",
+    },
+    ParamSpec {
+        name: "max_increment",
+        kind: ParamKind::Integer { min: 0, max: 100_000 },
+        unit: "segments per 100 ms",
+        description:
+            "CUBIC 2.0/2.1's Smax: above the origin grow at most this much per 100 ms of min RTT; 0 = no limit",
+    },
+    ParamSpec {
+        name: "cnt_before_loss",
+        kind: ParamKind::Integer { min: 1, max: 100_000 },
+        unit: "segments",
+        description: "acked segments per +1 segment before the first loss and after a timeout",
+    },
+    ParamSpec {
+        name: "cnt_before_loss_rule",
+        kind: ParamKind::Choice { allowed: &["at_most", "exactly"] },
+        unit: "",
+        description: "cnt_before_loss caps cnt (today's Linux) or replaces it (CUBIC 2.0/2.1)",
+    },
+    ParamSpec {
+        name: "min_cnt",
+        kind: ParamKind::Integer { min: 1, max: 100 },
+        unit: "segments",
+        description: "smallest cnt: 2 = at most 1.5x per RTT (today's Linux), 1 = up to 2x (CUBIC 2.1)",
+    },
+    ParamSpec {
+        name: "rtt_lookahead",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "aim at W(t + min RTT) rather than W(t)",
     },
 ];
 
@@ -245,7 +308,8 @@ impl Cubic {
                 now
             }
         };
-        let t = as_secs_f64(now - epoch_start + self.min_rtt.unwrap_or(0));
+        let lookahead = if self.config.rtt_lookahead { self.min_rtt.unwrap_or(0) } else { 0 };
+        let t = as_secs_f64(now - epoch_start + lookahead);
         let target = self.window_at(t);
         self.cnt = if target > cwnd as f64 {
             ((cwnd as f64 / (target - cwnd as f64)).floor() as u32).max(1)
@@ -253,8 +317,16 @@ impl Cubic {
             // Linux: 100 * cwnd, "very small increment"; saturating, as cwnd may reach 2^32 / 100.
             cwnd.saturating_mul(100)
         };
-        if self.w_max == 0 && self.cnt > 20 {
-            self.cnt = 20;
+        if let (Some(min_rtt), true) = (self.min_rtt, self.config.max_increment > 0 && t >= self.k) {
+            // CUBIC 2.1: at most Smax segments per 100 ms of minimum RTT above the origin.
+            let min_cnt = cwnd as f64 * 0.1 / (self.config.max_increment as f64 * as_secs_f64(min_rtt.max(1)));
+            self.cnt = self.cnt.max(min_cnt.floor().min(u32::MAX as f64) as u32);
+        }
+        if self.w_max == 0 {
+            self.cnt = match self.config.cnt_before_loss_rule {
+                CntBeforeLossRule::AtMost => self.cnt.min(self.config.cnt_before_loss),
+                CntBeforeLossRule::Exactly => self.config.cnt_before_loss,
+            };
         }
         if self.config.tcp_friendliness {
             let acks_per_segment = ((cwnd as f64 / self.alpha()).floor() as u32).max(1);
@@ -267,7 +339,7 @@ impl Cubic {
                 self.cnt = self.cnt.min(max_cnt);
             }
         }
-        self.cnt = self.cnt.max(2);
+        self.cnt = self.cnt.max(self.config.min_cnt);
     }
 
     fn hystart_reset(&mut self, now: SimTime, snd_nxt: u64) {
@@ -507,6 +579,83 @@ mod tests {
         c.update(NANOS_PER_MILLI, 999);
         assert_eq!(c.reno_estimate, 77);
         assert_eq!(c.cnt, 10);
+    }
+
+    fn cubic_with(config: CubicConfig) -> Cubic {
+        Cubic::new(
+            config,
+            ConnectionInfo {
+                mss: 1000,
+                initial_window_segments: 10,
+                initial_ssthresh_segments: None,
+                cwnd_clamp_segments: None,
+                seed: 1,
+            },
+        )
+    }
+
+    #[test]
+    fn max_increment_limits_growth_above_the_origin_to_smax_per_100ms() {
+        // W_max 100 below cwnd 200: K = 0, origin 200. At t = 10 s (+ 0.1 s min RTT) the target is
+        // 200 + floor(0.4 x 10.1^3) = 612, so cnt = floor(200 / 412) -> 1, raised to min_cnt 2.
+        // CUBIC 2.1's Smax = 16 per 100 ms at a 100 ms min RTT: cnt >= 200 x 0.1 / (16 x 0.1) = 12.5.
+        let run = |config: CubicConfig| {
+            let mut c = cubic_with(config);
+            c.window.cwnd = 200;
+            c.window.ssthresh = 150;
+            c.w_max = 100;
+            c.min_rtt = Some(100 * NANOS_PER_MILLI);
+            c.update(0, 1);
+            c.update(10 * NANOS_PER_SEC, 1);
+            c.cnt
+        };
+        assert_eq!(run(CubicConfig::default()), 2);
+        assert_eq!(run(CubicConfig { min_cnt: 1, ..CubicConfig::default() }), 1);
+        assert_eq!(run(CubicConfig { max_increment: 16, ..CubicConfig::default() }), 12);
+    }
+
+    #[test]
+    fn cnt_before_loss_is_a_cap_or_a_fixed_value() {
+        // No loss yet (W_max 0), cwnd 100 at ssthresh: the curve starts at cwnd (K = 0), so
+        // cnt = 100 x cwnd, capped at 20 (today's Linux) or set to 50 (CUBIC 2.1). Close to
+        // the target the 2.1 rule holds 50 where the cap would leave a smaller cnt alone.
+        let run = |config: CubicConfig, now| {
+            let mut c = cubic_with(config);
+            c.window.cwnd = 100;
+            c.window.ssthresh = 100;
+            c.min_rtt = Some(100 * NANOS_PER_MILLI);
+            c.update(0, 1);
+            c.update(now, 1);
+            c.cnt
+        };
+        let v21 = CubicConfig {
+            cnt_before_loss: 50,
+            cnt_before_loss_rule: CntBeforeLossRule::Exactly,
+            ..CubicConfig::default()
+        };
+        assert_eq!(run(CubicConfig::default(), 0), 20);
+        assert_eq!(run(v21.clone(), 0), 50);
+        // At t = 5 s (+ 0.1 s): target 100 + floor(0.4 x 5.1^3) = 153, cnt = floor(100 / 53) = 1 -> 2.
+        assert_eq!(run(CubicConfig::default(), 5 * NANOS_PER_SEC), 2);
+        assert_eq!(run(v21, 5 * NANOS_PER_SEC), 50);
+    }
+
+    #[test]
+    fn without_rtt_lookahead_the_target_is_the_curve_now() {
+        // After the loss at 100 (cwnd 70, K = cbrt(75) = 4.217 s), 1 s into the epoch:
+        // W(1.1 s) = 100 - floor(0.4 x 3.117^3) = 88, cnt = floor(70 / 18) = 3;
+        // W(1 s) = 100 - floor(0.4 x 3.217^3) = 87, cnt = floor(70 / 17) = 4.
+        let run = |rtt_lookahead: bool| {
+            let mut c = cubic_with(CubicConfig { rtt_lookahead, ..CubicConfig::default() });
+            c.window.cwnd = 100;
+            loss(&mut c, 0);
+            c.min_rtt = Some(100 * NANOS_PER_MILLI);
+            c.update(0, 1);
+            c.update(NANOS_PER_SEC, 1);
+            c.cnt
+        };
+        assert_eq!(run(true), 3);
+        assert_eq!(run(false), 4);
     }
 
     #[test]
