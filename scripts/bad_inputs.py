@@ -166,7 +166,7 @@ for line, key in [('mss = "0B"', "tcp.mss"), ('mss = "1MB"', "tcp.mss"), ('mss =
                   ('max_rto = "100ms"', "tcp.max_rto"), ('initial_rto = "0s"', "tcp.initial_rto"),
                   ('initial_rto = "200s"', "tcp.initial_rto"), ("delayed_ack_count = 0", "tcp.delayed_ack_count"),
                   ('profile = "freebsd"', "tcp.profile"), ("initial_ssthresh = 1", "tcp.initial_ssthresh"),
-                  ("cwnd_clamp = 1", "tcp.cwnd_clamp"),
+                  ("cwnd_clamp = 1", "tcp.cwnd_clamp"), ('rto_restart = "sometimes"', "tcp.rto_restart"),
                   ("quick_acks = 5000", "tcp.quick_acks"), ('rto_formula = "bsd"', "tcp.rto_formula"),
                   ('receive_window = "100B"', "tcp.receive_window"),
                   ('receive_window = "2GB"', "tcp.receive_window"), ('ack_delay = "sometimes"', "tcp.ack_delay"),

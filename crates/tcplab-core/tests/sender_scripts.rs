@@ -34,6 +34,7 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         frto: false,
         undo: true,
         rto_formula: tcplab_core::tcp::RtoFormula::Rfc6298,
+        rto_restart: tcplab_core::tcp::RtoRestart::NewData,
         quick_ack_segments: 0,
         limited_transmit: true,
         duplicate_threshold: 3,
@@ -640,4 +641,27 @@ fn the_receiver_never_pulls_the_right_edge_of_its_window_back() {
         assert_eq!(deliver(&mut receiver, segment), (0, 10), "segment {segment}: the edge stays at 10");
     }
     assert_eq!(deliver(&mut receiver, 0), (6, 10), "hole filled: 6 delivered, the whole buffer free");
+}
+
+#[test]
+fn every_ack_restarts_the_timer_when_rto_restart_is_every_ack() {
+    // An RTT sample of 100 ms: RTO = 100 + 4 x 50 = 300 ms from the ACK at 100 ms, due at 400 ms.
+    // A duplicate ACK at 350 ms (one SACKed segment: no fast retransmit) restarts the timer only
+    // with "every_ack" (ns-2's Agent/TCP/Linux). Its SACK gives a 350 ms sample: SRTT = 131.25,
+    // RTTVAR = 100 ms, RTO = 531.25 ms, so the timer now fires at 881.25 ms.
+    let timeouts_by = |restart, millis| {
+        let mut s = Script::with_config(TcpConfig { rto_restart: restart, ..config(RecoveryMode::Sack) });
+        s.sent();
+        s.at(100);
+        s.ack(1, &[]);
+        s.at(350);
+        s.ack(1, &[(5, 6)]);
+        s.at(millis);
+        s.sender.stats.timeouts
+    };
+    use tcplab_core::tcp::RtoRestart::{EveryAck, NewData};
+    assert_eq!(timeouts_by(NewData, 399), 0);
+    assert_eq!(timeouts_by(NewData, 400), 1);
+    assert_eq!(timeouts_by(EveryAck, 881), 0);
+    assert_eq!(timeouts_by(EveryAck, 882), 1);
 }

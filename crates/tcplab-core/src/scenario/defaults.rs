@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::model::{DirectionSpec, LinkSpec, QueueKind, QueueSpec, Scenario, TcpProfile, TcpSpec, TopologyKind};
 use crate::cc;
-use crate::tcp::{AckDelayMode, RecoveryMode, RtoFormula};
+use crate::tcp::{AckDelayMode, RecoveryMode, RtoFormula, RtoRestart};
 use crate::time::{NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::{Buffer, Bytes, Duration, Rate};
 
@@ -57,6 +57,7 @@ impl TcpSpec {
             profile: Some(profile),
             initial_ssthresh: None,
             cwnd_clamp: None,
+            rto_restart: Some(RtoRestart::NewData),
             duplicate_threshold: Some(3),
             ecn: Some(false),
             pacing: Some(false),
@@ -87,6 +88,7 @@ impl TcpSpec {
             frto,
             undo,
             rto_formula,
+            rto_restart,
             quick_acks,
             limited_transmit,
             duplicate_threshold,

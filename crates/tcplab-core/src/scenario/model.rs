@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::fmt;
 
 use crate::net::cellular_trace::CellularTraceParams;
-use crate::tcp::{RecoveryMode, RtoFormula};
+use crate::tcp::{RecoveryMode, RtoFormula, RtoRestart};
 use crate::time::NANOS_PER_MILLI;
 use crate::units::{Buffer, Bytes, Duration, Rate};
 
@@ -403,6 +403,10 @@ pub struct TcpSpec {
     pub undo: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto_formula: Option<RtoFormula>,
+    /// Which ACKs restart the retransmission timer: "new_data" (RFC 6298) or "every_ack" (ns-2's
+    /// Agent/TCP/Linux).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_restart: Option<RtoRestart>,
     /// Segments the receiver ACKs at once before delayed ACKs start (Linux quick-ACK mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quick_acks: Option<u32>,

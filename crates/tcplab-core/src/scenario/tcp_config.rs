@@ -67,6 +67,7 @@ impl TcpSpec {
             frto: full.frto.expect("defaults fill every key"),
             undo: full.undo.expect("defaults fill every key"),
             rto_formula: full.rto_formula.expect("defaults fill every key"),
+            rto_restart: full.rto_restart.expect("defaults fill every key"),
             quick_ack_segments: quick_acks,
             limited_transmit: full.limited_transmit.expect("defaults fill every key"),
             duplicate_threshold,

@@ -37,6 +37,17 @@ pub enum RtoFormula {
     Linux,
 }
 
+/// Which ACKs restart the retransmission timer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoRestart {
+    /// RFC 6298 (5.3): an ACK that acknowledges new data (Linux, ns-3, ns-2's own agents).
+    NewData,
+    /// Every ACK while data is outstanding, duplicates included: ns-2's Agent/TCP/Linux
+    /// (tcp/tcp-linux.cc `time_processing` renews the timer on each ACK it processes).
+    EveryAck,
+}
+
 /// Receiver-based delay control (Active Delay Control): how long the receiver holds each ACK.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -76,6 +87,7 @@ pub struct TcpConfig {
     /// ns-3 never undo.
     pub undo: bool,
     pub rto_formula: RtoFormula,
+    pub rto_restart: RtoRestart,
     /// The first segments a receiver ACKs at once, before delayed ACKs start (Linux quick-ACK
     /// mode); 0 turns it off.
     pub quick_ack_segments: u32,
