@@ -176,6 +176,7 @@ for line, key in [('mss = "0B"', "tcp.mss"), ('mss = "1MB"', "tcp.mss"), ('mss =
 
 case("tcp-rack-without-sack", with_tcp('recovery = "newreno"\nrack = true'), "key:tcp.rack")
 case("tcp-probe-without-sack", with_tcp('recovery = "reno"\ntail_loss_probe = true'), "key:tcp.tail_loss_probe")
+case("tcp-every-ack-restart-without-rack", with_tcp('rack = false\nrto_restart = "every_ack"'), "key:tcp.rto_restart")
 
 # ----- flows -----
 case("flows-none", BASE[: BASE.index("[[flows]]")], "key:flows")

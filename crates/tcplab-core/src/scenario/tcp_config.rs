@@ -4,8 +4,8 @@
 
 use super::error::ScenarioError;
 use super::model::TcpSpec;
-use crate::tcp::RecoveryMode;
 use crate::tcp::TcpConfig;
+use crate::tcp::{RecoveryMode, RtoRestart};
 use crate::units::Duration;
 
 /// The largest window TCP can advertise: 65,535 bytes shifted by the largest window scale, 14
@@ -158,6 +158,14 @@ fn check_recovery_options(full: &TcpSpec, key: &str) -> Result<(), ScenarioError
         return Err(ScenarioError::new(
             format!("{key}.rack"),
             "RACK needs SACK: set recovery = \"sack\" or leave rack unset",
+        ));
+    }
+    if full.rto_restart == Some(RtoRestart::EveryAck) && !(recovery == RecoveryMode::Sack && rack) {
+        // Duplicate ACKs keep postponing the timer, so a lost retransmission that nothing else
+        // detects would stall the flow for good (ns-2's Linux agent finds them on its scoreboard).
+        return Err(ScenarioError::new(
+            format!("{key}.rto_restart"),
+            "\"every_ack\" needs lost retransmissions found without the timer: set recovery = \"sack\" and rack = true",
         ));
     }
     if recovery != RecoveryMode::Sack && tail_loss_probe {
