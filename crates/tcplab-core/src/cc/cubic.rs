@@ -21,9 +21,8 @@
 //! Linux's 1/32 s cache of the target computation (`last_time`) is not modelled: the target is
 //! recomputed on every ACK, which is what the RFC describes.
 //!
-//! CUBIC 2.1 (Linux 2.6.22, the module ns-2.35's Linux agent carries) is a parameter set:
-//! `max_increment` (its Smax), `cnt_before_loss` with `cnt_before_loss_rule = "exactly"` (its
-//! cnt = 50 before a loss), `min_cnt = 1`, no HyStart, beta 819/1024; docs/algorithms/cubic.md.
+//! CUBIC 2.1 (Linux 2.6.22, as ns-2.35's Linux agent carries it) is a parameter set: max_increment,
+//! cnt_before_loss and its rule, min_cnt, no HyStart, beta 819/1024 (docs/algorithms/cubic.md).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -52,20 +51,15 @@ pub struct CubicConfig {
     /// ACKs closer together than this extend an ACK train.
     pub hystart_ack_delta: crate::units::Duration,
     pub freeze_when_not_cwnd_limited: bool,
-    /// Smax of CUBIC 2.0/2.1 (Linux 2.6.x, ns-2.35's module): above the origin, growth is at most
-    /// this many segments per 100 ms of minimum RTT (cnt >= cwnd x 100 ms / (Smax x min RTT));
-    /// 0: no limit (today's Linux).
+    /// CUBIC 2.1's Smax: above the origin cnt >= cwnd x 100 ms / (Smax x min RTT); 0: no limit (today's Linux).
     pub max_increment: u32,
     /// Acked segments per +1 segment before the first loss (and after a timeout).
     pub cnt_before_loss: u32,
-    /// "at_most": cnt is capped at `cnt_before_loss` (today's Linux); "exactly": cnt is set
-    /// to it whatever the curve says (CUBIC 2.0/2.1: 50).
+    /// "at_most": cnt is capped at `cnt_before_loss` (today's Linux); "exactly": set to it (CUBIC 2.1: 50).
     pub cnt_before_loss_rule: CntBeforeLossRule,
-    /// The smallest cnt: 2 caps growth at 1.5x per RTT (today's Linux); 1 lets cwnd grow
-    /// by one segment per acked segment (CUBIC 2.1).
+    /// The smallest cnt: 2 caps growth at 1.5x per RTT (today's Linux); CUBIC 2.1 allows 1.
     pub min_cnt: u32,
-    /// Aim at the curve one minimum RTT ahead, W(t + min RTT), as Linux does when it has a delay
-    /// sample; false aims at W(t) (CUBIC 2.1 without timestamps never measured a delay).
+    /// Aim at W(t + min RTT) as Linux does; false: W(t) (CUBIC 2.1 without timestamps has no delay).
     pub rtt_lookahead: bool,
 }
 
@@ -582,16 +576,7 @@ mod tests {
     }
 
     fn cubic_with(config: CubicConfig) -> Cubic {
-        Cubic::new(
-            config,
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
-        )
+        Cubic { config, ..cubic() }
     }
 
     #[test]
@@ -601,9 +586,7 @@ mod tests {
         // CUBIC 2.1's Smax = 16 per 100 ms at a 100 ms min RTT: cnt >= 200 x 0.1 / (16 x 0.1) = 12.5.
         let run = |config: CubicConfig| {
             let mut c = cubic_with(config);
-            c.window.cwnd = 200;
-            c.window.ssthresh = 150;
-            c.w_max = 100;
+            (c.window.cwnd, c.window.ssthresh, c.w_max) = (200, 150, 100);
             c.min_rtt = Some(100 * NANOS_PER_MILLI);
             c.update(0, 1);
             c.update(10 * NANOS_PER_SEC, 1);
@@ -621,18 +604,14 @@ mod tests {
         // the target the 2.1 rule holds 50 where the cap would leave a smaller cnt alone.
         let run = |config: CubicConfig, now| {
             let mut c = cubic_with(config);
-            c.window.cwnd = 100;
-            c.window.ssthresh = 100;
+            (c.window.cwnd, c.window.ssthresh) = (100, 100);
             c.min_rtt = Some(100 * NANOS_PER_MILLI);
             c.update(0, 1);
             c.update(now, 1);
             c.cnt
         };
-        let v21 = CubicConfig {
-            cnt_before_loss: 50,
-            cnt_before_loss_rule: CntBeforeLossRule::Exactly,
-            ..CubicConfig::default()
-        };
+        let rule = CntBeforeLossRule::Exactly;
+        let v21 = CubicConfig { cnt_before_loss: 50, cnt_before_loss_rule: rule, ..CubicConfig::default() };
         assert_eq!(run(CubicConfig::default(), 0), 20);
         assert_eq!(run(v21.clone(), 0), 50);
         // At t = 5 s (+ 0.1 s): target 100 + floor(0.4 x 5.1^3) = 153, cnt = floor(100 / 53) = 1 -> 2.
