@@ -21,8 +21,7 @@
 //! Linux's 1/32 s cache of the target computation (`last_time`) is not modelled: the target is
 //! recomputed on every ACK, which is what the RFC describes.
 //!
-//! CUBIC 2.1 (Linux 2.6.22, as ns-2.35's Linux agent carries it) is a parameter set: max_increment,
-//! cnt_before_loss and its rule, min_cnt, no HyStart, beta 819/1024 (docs/algorithms/cubic.md).
+//! CUBIC 2.1 (Linux 2.6.22, in ns-2.35's Linux agent) is a parameter set: docs/algorithms/cubic.md.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -30,7 +29,7 @@ use serde_json::Value;
 use super::window::SegmentWindow;
 use super::{
     defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
-    ParamKind, ParamSpec,
+    ParamKind, ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
 };
 use crate::time::{as_secs_f64, SimDuration, SimTime, NANOS_PER_MILLI, NANOS_PER_SEC};
 
@@ -61,6 +60,8 @@ pub struct CubicConfig {
     pub min_cnt: u32,
     /// Aim at W(t + min RTT) as Linux does; false: W(t) (CUBIC 2.1 without timestamps has no delay).
     pub rtt_lookahead: bool,
+    /// cnt is divided by this: CUBIC 2.1's segments-per-ACK estimate, stuck at 31/16 = 1.9375.
+    pub cnt_divisor: f64,
 }
 
 /// How `cnt_before_loss` applies.
@@ -89,6 +90,7 @@ impl Default for CubicConfig {
             cnt_before_loss_rule: CntBeforeLossRule::AtMost,
             min_cnt: 2,
             rtt_lookahead: true,
+            cnt_divisor: 1.0,
         }
     }
 }
@@ -148,12 +150,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "time",
         description: "maximum ACK spacing inside an ACK train",
     },
-    ParamSpec {
-        name: "freeze_when_not_cwnd_limited",
-        kind: ParamKind::Bool,
-        unit: "",
-        description: "no cwnd growth while the application does not fill cwnd (Linux)",
-    },
+    FREEZE_WHEN_NOT_CWND_LIMITED,
     ParamSpec {
         name: "max_increment",
         kind: ParamKind::Integer { min: 0, max: 100_000 },
@@ -184,6 +181,12 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Bool,
         unit: "",
         description: "aim at W(t + min RTT) rather than W(t)",
+    },
+    ParamSpec {
+        name: "cnt_divisor",
+        kind: ParamKind::Float { min: 0.1, max: 10.0 },
+        unit: "",
+        description: "divide cnt by this (CUBIC 2.1's stuck segments-per-ACK estimate: 1.9375)",
     },
 ];
 
@@ -312,7 +315,6 @@ impl Cubic {
             cwnd.saturating_mul(100)
         };
         if let (Some(min_rtt), true) = (self.min_rtt, self.config.max_increment > 0 && t >= self.k) {
-            // CUBIC 2.1: at most Smax segments per 100 ms of minimum RTT above the origin.
             let min_cnt = cwnd as f64 * 0.1 / (self.config.max_increment as f64 * as_secs_f64(min_rtt.max(1)));
             self.cnt = self.cnt.max(min_cnt.floor().min(u32::MAX as f64) as u32);
         }
@@ -333,7 +335,7 @@ impl Cubic {
                 self.cnt = self.cnt.min(max_cnt);
             }
         }
-        self.cnt = self.cnt.max(self.config.min_cnt);
+        self.cnt = ((self.cnt as f64 / self.config.cnt_divisor).floor() as u32).max(self.config.min_cnt);
     }
 
     fn hystart_reset(&mut self, now: SimTime, snd_nxt: u64) {
@@ -581,9 +583,8 @@ mod tests {
 
     #[test]
     fn max_increment_limits_growth_above_the_origin_to_smax_per_100ms() {
-        // W_max 100 below cwnd 200: K = 0, origin 200. At t = 10 s (+ 0.1 s min RTT) the target is
-        // 200 + floor(0.4 x 10.1^3) = 612, so cnt = floor(200 / 412) -> 1, raised to min_cnt 2.
-        // CUBIC 2.1's Smax = 16 per 100 ms at a 100 ms min RTT: cnt >= 200 x 0.1 / (16 x 0.1) = 12.5.
+        // W_max 100 < cwnd 200: K = 0. At t = 10.1 s the target is 200 + floor(0.4 x 10.1^3) = 612, cnt = 200 / 412
+        // -> 1, raised to min_cnt 2; with Smax 16 at a 100 ms min RTT cnt >= 200 x 0.1 / (16 x 0.1) = 12.5.
         let run = |config: CubicConfig| {
             let mut c = cubic_with(config);
             (c.window.cwnd, c.window.ssthresh, c.w_max) = (200, 150, 100);
@@ -595,13 +596,14 @@ mod tests {
         assert_eq!(run(CubicConfig::default()), 2);
         assert_eq!(run(CubicConfig { min_cnt: 1, ..CubicConfig::default() }), 1);
         assert_eq!(run(CubicConfig { max_increment: 16, ..CubicConfig::default() }), 12);
+        // CUBIC 2.1's stuck segments-per-ACK estimate, 31/16: cnt = 12 x 16 / 31 = 6.
+        assert_eq!(run(CubicConfig { max_increment: 16, cnt_divisor: 1.9375, ..CubicConfig::default() }), 6);
     }
 
     #[test]
     fn cnt_before_loss_is_a_cap_or_a_fixed_value() {
-        // No loss yet (W_max 0), cwnd 100 at ssthresh: the curve starts at cwnd (K = 0), so
-        // cnt = 100 x cwnd, capped at 20 (today's Linux) or set to 50 (CUBIC 2.1). Close to
-        // the target the 2.1 rule holds 50 where the cap would leave a smaller cnt alone.
+        // No loss yet (W_max 0), cwnd 100 at ssthresh: K = 0, so cnt = 100 x cwnd, capped at 20 (today's Linux)
+        // or set to 50 (CUBIC 2.1). Close to the target 2.1 holds 50 where the cap leaves a smaller cnt alone.
         let run = |config: CubicConfig, now| {
             let mut c = cubic_with(config);
             (c.window.cwnd, c.window.ssthresh) = (100, 100);
@@ -621,9 +623,8 @@ mod tests {
 
     #[test]
     fn without_rtt_lookahead_the_target_is_the_curve_now() {
-        // After the loss at 100 (cwnd 70, K = cbrt(75) = 4.217 s), 1 s into the epoch:
-        // W(1.1 s) = 100 - floor(0.4 x 3.117^3) = 88, cnt = floor(70 / 18) = 3;
-        // W(1 s) = 100 - floor(0.4 x 3.217^3) = 87, cnt = floor(70 / 17) = 4.
+        // After the loss at 100 (cwnd 70, K = cbrt(75) = 4.217 s), 1 s into the epoch: W(1.1 s) =
+        // 100 - floor(0.4 x 3.117^3) = 88, cnt = 70 / 18 = 3; W(1 s) = 100 - floor(0.4 x 3.217^3) = 87, cnt = 70 / 17 = 4.
         let run = |rtt_lookahead: bool| {
             let mut c = cubic_with(CubicConfig { rtt_lookahead, ..CubicConfig::default() });
             c.window.cwnd = 100;
