@@ -166,6 +166,7 @@ for line, key in [('mss = "0B"', "tcp.mss"), ('mss = "1MB"', "tcp.mss"), ('mss =
                   ('max_rto = "100ms"', "tcp.max_rto"), ('initial_rto = "0s"', "tcp.initial_rto"),
                   ('initial_rto = "200s"', "tcp.initial_rto"), ("delayed_ack_count = 0", "tcp.delayed_ack_count"),
                   ('profile = "freebsd"', "tcp.profile"), ("initial_ssthresh = 1", "tcp.initial_ssthresh"),
+                  ("cwnd_clamp = 1", "tcp.cwnd_clamp"), ('rto_restart = "sometimes"', "tcp.rto_restart"),
                   ("quick_acks = 5000", "tcp.quick_acks"), ('rto_formula = "bsd"', "tcp.rto_formula"),
                   ('receive_window = "100B"', "tcp.receive_window"),
                   ('receive_window = "2GB"', "tcp.receive_window"), ('ack_delay = "sometimes"', "tcp.ack_delay"),
@@ -175,6 +176,7 @@ for line, key in [('mss = "0B"', "tcp.mss"), ('mss = "1MB"', "tcp.mss"), ('mss =
 
 case("tcp-rack-without-sack", with_tcp('recovery = "newreno"\nrack = true'), "key:tcp.rack")
 case("tcp-probe-without-sack", with_tcp('recovery = "reno"\ntail_loss_probe = true'), "key:tcp.tail_loss_probe")
+case("tcp-every-ack-restart-without-rack", with_tcp('rack = false\nrto_restart = "every_ack"'), "key:tcp.rto_restart")
 
 # ----- flows -----
 case("flows-none", BASE[: BASE.index("[[flows]]")], "key:flows")

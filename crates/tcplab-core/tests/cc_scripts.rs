@@ -301,3 +301,41 @@ fn compound_outgrows_reno_while_the_rtt_stays_at_its_base() {
     assert_eq!(reno.cwnd_segments(), 90.0);
     assert!(compound.cwnd_segments() > 100.0, "{}", compound.cwnd_segments());
 }
+
+#[test]
+fn cwnd_clamp_stops_slow_start_and_avoidance_and_the_next_loss_starts_from_it() {
+    // Linux snd_cwnd_clamp (ns-2's Agent/TCP/Linux sets it from window_): 30 segments.
+    use tcplab_core::cc::ConnectionInfo;
+    let info = |clamp| ConnectionInfo {
+        mss: MSS,
+        initial_window_segments: 10,
+        initial_ssthresh_segments: None,
+        cwnd_clamp_segments: clamp,
+        seed: 1,
+    };
+    for name in ["reno", "newreno", "cubic", "bic"] {
+        let params = if name == "cubic" { json!({"hystart": false}) } else { Value::Null };
+        let mut s = FakeSender::with_info(name, &params, info(Some(30)), 100 * MS);
+        s.round_trip(1); // 10 -> 20
+        s.round_trip(1); // 20 -> 40, held at 30
+        assert_eq!(s.cwnd_segments(), 30.0, "{name}: slow start stops at the clamp");
+        for _ in 0..5 {
+            s.round_trip(1);
+        }
+        assert_eq!(s.cwnd_segments(), 30.0, "{name}: no growth past the clamp");
+        s.fill_window();
+        s.lose();
+        let after = s.ssthresh_segments();
+        let expected = match name {
+            "reno" | "newreno" => 15.0,
+            "cubic" => 21.0, // floor(0.7 x 30)
+            _ => 24.0,       // bic: floor(30 x 819 / 1024)
+        };
+        assert_eq!(after, expected, "{name}: the reduction starts from the clamped window");
+    }
+    // Without the clamp, the same ACKs grow cwnd past 30.
+    let mut free = FakeSender::with_info("reno", &Value::Null, info(None), 100 * MS);
+    free.round_trip(1);
+    free.round_trip(1);
+    assert_eq!(free.cwnd_segments(), 40.0);
+}

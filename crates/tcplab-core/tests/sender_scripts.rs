@@ -25,6 +25,7 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         header_bytes: 40,
         initial_window_segments: 10,
         initial_ssthresh_segments: None,
+        cwnd_clamp_segments: None,
         recovery,
         rack: false,
         tail_loss_probe: false,
@@ -37,6 +38,7 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         ecn_response: tcplab_core::tcp::EcnResponse::Linux,
         syn: false,
         ect_retransmissions: false,
+        rto_restart: tcplab_core::tcp::RtoRestart::NewData,
         quick_ack_segments: 0,
         limited_transmit: true,
         duplicate_threshold: 3,
@@ -79,6 +81,7 @@ impl Script {
             mss: MSS,
             initial_window_segments: config.initial_window_segments,
             initial_ssthresh_segments: None,
+            cwnd_clamp_segments: config.cwnd_clamp_segments,
             seed: 1,
         };
         let controller = cc::create(algorithm, &Value::Null, info).unwrap();
@@ -936,4 +939,54 @@ fn retransmissions_are_ecn_capable_only_when_configured_as_ns2_sends_them() {
         let retransmission = s.outbox.drain(..).find(|p| p.sequence == MSS).expect("segment 1 is retransmitted");
         assert_eq!(retransmission.ecn, expected, "ect_retransmissions = {ect_retransmissions}");
     }
+}
+
+#[test]
+fn the_receiver_never_pulls_the_right_edge_of_its_window_back() {
+    // A 10-segment buffer. Segment 0 is lost and 1..=5 arrive: the buffer holds 5 segments, so
+    // only 5 are free, but the ACKs keep offering the edge the first ACK offered (0 + 10), as
+    // Linux's tcp_select_window and RFC 9293 section 3.8.6.2.2 require. When the hole fills, the
+    // window is the free buffer again from the new ACK number.
+    use tcplab_core::tcp::receiver::TcpReceiver;
+    let config = TcpConfig { receive_window: 10 * MSS, ..config(RecoveryMode::Sack) };
+    let mut receiver = TcpReceiver::new(0, 0, config);
+    let (mut events, mut outbox) = (EventQueue::new(), Vec::new());
+    let mut deliver = |receiver: &mut TcpReceiver, segment: u64| {
+        let data = Packet {
+            kind: PacketKind::TcpData,
+            sequence: segment * MSS,
+            payload_bytes: MSS as u32,
+            ..Packet::default()
+        };
+        receiver.on_data(&data, &mut EndpointContext { events: &mut events, outbox: &mut outbox });
+        let ack = outbox.pop().expect("out-of-order and hole-filling segments are ACKed at once");
+        (ack.ack / MSS, ack.receive_window as u64 / MSS)
+    };
+    for segment in 1..=5 {
+        assert_eq!(deliver(&mut receiver, segment), (0, 10), "segment {segment}: the edge stays at 10");
+    }
+    assert_eq!(deliver(&mut receiver, 0), (6, 10), "hole filled: 6 delivered, the whole buffer free");
+}
+
+#[test]
+fn every_ack_restarts_the_timer_when_rto_restart_is_every_ack() {
+    // An RTT sample of 100 ms: RTO = 100 + 4 x 50 = 300 ms from the ACK at 100 ms, due at 400 ms.
+    // A duplicate ACK at 350 ms (one SACKed segment: no fast retransmit) restarts the timer only
+    // with "every_ack" (ns-2's Agent/TCP/Linux). Its SACK gives a 350 ms sample: SRTT = 131.25,
+    // RTTVAR = 100 ms, RTO = 531.25 ms, so the timer now fires at 881.25 ms.
+    let timeouts_by = |restart, millis| {
+        let mut s = Script::with_config(TcpConfig { rto_restart: restart, ..config(RecoveryMode::Sack) });
+        s.sent();
+        s.at(100);
+        s.ack(1, &[]);
+        s.at(350);
+        s.ack(1, &[(5, 6)]);
+        s.at(millis);
+        s.sender.stats.timeouts
+    };
+    use tcplab_core::tcp::RtoRestart::{EveryAck, NewData};
+    assert_eq!(timeouts_by(NewData, 399), 0);
+    assert_eq!(timeouts_by(NewData, 400), 1);
+    assert_eq!(timeouts_by(EveryAck, 881), 0);
+    assert_eq!(timeouts_by(EveryAck, 882), 1);
 }

@@ -34,6 +34,9 @@ pub struct BicConfig {
     pub smooth_part: u32,
     pub fast_convergence: bool,
     pub freeze_when_not_cwnd_limited: bool,
+    /// cnt (above low_window) is divided by this: Linux 2.6.22's estimate of segments per ACK
+    /// (`delayed_ack`), which with an ACK per segment stays at 31/16 = 1.9375.
+    pub cnt_divisor: f64,
 }
 
 impl Default for BicConfig {
@@ -46,6 +49,7 @@ impl Default for BicConfig {
             smooth_part: 20,
             fast_convergence: true,
             freeze_when_not_cwnd_limited: true,
+            cnt_divisor: 1.0,
         }
     }
 }
@@ -86,6 +90,12 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Bool,
         unit: "",
         description: "W_max = cwnd (1 + beta) / 2 on a loss below W_max",
+    },
+    ParamSpec {
+        name: "cnt_divisor",
+        kind: ParamKind::Float { min: 0.1, max: 10.0 },
+        unit: "",
+        description: "divide cnt by this (Linux 2.6.22's stuck segments-per-ACK estimate: 1.9375)",
     },
     FREEZE_WHEN_NOT_CWND_LIMITED,
 ];
@@ -135,7 +145,7 @@ impl Bic {
         if self.w_max == 0 && cnt > 20 {
             cnt = 20;
         }
-        cnt.max(1)
+        ((cnt as f64 / self.config.cnt_divisor).floor() as u32).max(1)
     }
 }
 
@@ -199,6 +209,20 @@ mod tests {
         // Reno at low windows, and at most cnt 20 before the first loss.
         assert_eq!(bic(12, 100).cnt(), 12);
         assert_eq!(bic(1000, 0).cnt(), 20);
+    }
+
+    #[test]
+    fn cnt_divisor_scales_cnt_above_low_window_as_linux_2_6_22s_ack_ratio() {
+        // The module's estimate of segments per ACK starts at 2 (32 in 1/16) and, with an ACK per
+        // segment, stops at 31/16 (31 >> 4 = 1 leaves it unchanged): cnt x 16 / 31.
+        let scaled = |cwnd, w_max| {
+            let mut b = bic(cwnd, w_max);
+            b.config.cnt_divisor = 1.9375;
+            b.cnt()
+        };
+        assert_eq!(scaled(97, 100), 250, "the crawl: 485 x 16 / 31 = 250.3");
+        assert_eq!(scaled(160, 100), 5, "linear: 10 x 16 / 31 = 5.2");
+        assert_eq!(scaled(12, 100), 12, "Reno at low windows is not scaled (the module returns first)");
     }
 
     #[test]

@@ -20,6 +20,8 @@
 //!
 //! Linux's 1/32 s cache of the target computation (`last_time`) is not modelled: the target is
 //! recomputed on every ACK, which is what the RFC describes.
+//!
+//! CUBIC 2.1 (Linux 2.6.22, in ns-2.35's Linux agent) is a parameter set: docs/algorithms/cubic.md.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -27,7 +29,7 @@ use serde_json::Value;
 use super::window::SegmentWindow;
 use super::{
     defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
-    ParamKind, ParamSpec,
+    ParamKind, ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
 };
 use crate::time::{as_secs_f64, SimDuration, SimTime, NANOS_PER_MILLI, NANOS_PER_SEC};
 
@@ -48,6 +50,26 @@ pub struct CubicConfig {
     /// ACKs closer together than this extend an ACK train.
     pub hystart_ack_delta: crate::units::Duration,
     pub freeze_when_not_cwnd_limited: bool,
+    /// CUBIC 2.1's Smax: above the origin cnt >= cwnd x 100 ms / (Smax x min RTT); 0: no limit (today's Linux).
+    pub max_increment: u32,
+    /// Acked segments per +1 segment before the first loss (and after a timeout).
+    pub cnt_before_loss: u32,
+    /// "at_most": cnt is capped at `cnt_before_loss` (today's Linux); "exactly": set to it (CUBIC 2.1: 50).
+    pub cnt_before_loss_rule: CntBeforeLossRule,
+    /// The smallest cnt: 2 caps growth at 1.5x per RTT (today's Linux); CUBIC 2.1 allows 1.
+    pub min_cnt: u32,
+    /// Aim at W(t + min RTT) as Linux does; false: W(t) (CUBIC 2.1 without timestamps has no delay).
+    pub rtt_lookahead: bool,
+    /// cnt is divided by this: CUBIC 2.1's segments-per-ACK estimate, stuck at 31/16 = 1.9375.
+    pub cnt_divisor: f64,
+}
+
+/// How `cnt_before_loss` applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CntBeforeLossRule {
+    AtMost,
+    Exactly,
 }
 
 impl Default for CubicConfig {
@@ -63,6 +85,12 @@ impl Default for CubicConfig {
             hystart_low_window: 16,
             hystart_ack_delta: crate::units::Duration(2 * NANOS_PER_MILLI),
             freeze_when_not_cwnd_limited: true,
+            max_increment: 0,
+            cnt_before_loss: 20,
+            cnt_before_loss_rule: CntBeforeLossRule::AtMost,
+            min_cnt: 2,
+            rtt_lookahead: true,
+            cnt_divisor: 1.0,
         }
     }
 }
@@ -122,11 +150,43 @@ const PARAMS: &[ParamSpec] = &[
         unit: "time",
         description: "maximum ACK spacing inside an ACK train",
     },
+    FREEZE_WHEN_NOT_CWND_LIMITED,
     ParamSpec {
-        name: "freeze_when_not_cwnd_limited",
+        name: "max_increment",
+        kind: ParamKind::Integer { min: 0, max: 100_000 },
+        unit: "segments per 100 ms",
+        description:
+            "CUBIC 2.0/2.1's Smax: above the origin grow at most this much per 100 ms of min RTT; 0 = no limit",
+    },
+    ParamSpec {
+        name: "cnt_before_loss",
+        kind: ParamKind::Integer { min: 1, max: 100_000 },
+        unit: "segments",
+        description: "acked segments per +1 segment before the first loss and after a timeout",
+    },
+    ParamSpec {
+        name: "cnt_before_loss_rule",
+        kind: ParamKind::Choice { allowed: &["at_most", "exactly"] },
+        unit: "",
+        description: "cnt_before_loss caps cnt (today's Linux) or replaces it (CUBIC 2.0/2.1)",
+    },
+    ParamSpec {
+        name: "min_cnt",
+        kind: ParamKind::Integer { min: 1, max: 100 },
+        unit: "segments",
+        description: "smallest cnt: 2 = at most 1.5x per RTT (today's Linux), 1 = up to 2x (CUBIC 2.1)",
+    },
+    ParamSpec {
+        name: "rtt_lookahead",
         kind: ParamKind::Bool,
         unit: "",
-        description: "no cwnd growth while the application does not fill cwnd (Linux)",
+        description: "aim at W(t + min RTT) rather than W(t)",
+    },
+    ParamSpec {
+        name: "cnt_divisor",
+        kind: ParamKind::Float { min: 0.1, max: 10.0 },
+        unit: "",
+        description: "divide cnt by this (CUBIC 2.1's stuck segments-per-ACK estimate: 1.9375)",
     },
 ];
 
@@ -245,7 +305,8 @@ impl Cubic {
                 now
             }
         };
-        let t = as_secs_f64(now - epoch_start + self.min_rtt.unwrap_or(0));
+        let lookahead = if self.config.rtt_lookahead { self.min_rtt.unwrap_or(0) } else { 0 };
+        let t = as_secs_f64(now - epoch_start + lookahead);
         let target = self.window_at(t);
         self.cnt = if target > cwnd as f64 {
             ((cwnd as f64 / (target - cwnd as f64)).floor() as u32).max(1)
@@ -253,8 +314,15 @@ impl Cubic {
             // Linux: 100 * cwnd, "very small increment"; saturating, as cwnd may reach 2^32 / 100.
             cwnd.saturating_mul(100)
         };
-        if self.w_max == 0 && self.cnt > 20 {
-            self.cnt = 20;
+        if let (Some(min_rtt), true) = (self.min_rtt, self.config.max_increment > 0 && t >= self.k) {
+            let min_cnt = cwnd as f64 * 0.1 / (self.config.max_increment as f64 * as_secs_f64(min_rtt.max(1)));
+            self.cnt = self.cnt.max(min_cnt.floor().min(u32::MAX as f64) as u32);
+        }
+        if self.w_max == 0 {
+            self.cnt = match self.config.cnt_before_loss_rule {
+                CntBeforeLossRule::AtMost => self.cnt.min(self.config.cnt_before_loss),
+                CntBeforeLossRule::Exactly => self.config.cnt_before_loss,
+            };
         }
         if self.config.tcp_friendliness {
             let acks_per_segment = ((cwnd as f64 / self.alpha()).floor() as u32).max(1);
@@ -267,7 +335,7 @@ impl Cubic {
                 self.cnt = self.cnt.min(max_cnt);
             }
         }
-        self.cnt = self.cnt.max(2);
+        self.cnt = ((self.cnt as f64 / self.config.cnt_divisor).floor() as u32).max(self.config.min_cnt);
     }
 
     fn hystart_reset(&mut self, now: SimTime, snd_nxt: u64) {
@@ -414,7 +482,13 @@ mod tests {
     fn cubic() -> Cubic {
         Cubic::new(
             CubicConfig::default(),
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+            ConnectionInfo {
+                mss: 1000,
+                initial_window_segments: 10,
+                initial_ssthresh_segments: None,
+                cwnd_clamp_segments: None,
+                seed: 1,
+            },
         )
     }
 
@@ -456,7 +530,13 @@ mod tests {
 
         let mut slow = Cubic::new(
             CubicConfig { fast_convergence: false, ..CubicConfig::default() },
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+            ConnectionInfo {
+                mss: 1000,
+                initial_window_segments: 10,
+                initial_ssthresh_segments: None,
+                cwnd_clamp_segments: None,
+                seed: 1,
+            },
         );
         slow.window.cwnd = 100;
         loss(&mut slow, 0);
@@ -495,6 +575,67 @@ mod tests {
         c.update(NANOS_PER_MILLI, 999);
         assert_eq!(c.reno_estimate, 77);
         assert_eq!(c.cnt, 10);
+    }
+
+    fn cubic_with(config: CubicConfig) -> Cubic {
+        Cubic { config, ..cubic() }
+    }
+
+    #[test]
+    fn max_increment_limits_growth_above_the_origin_to_smax_per_100ms() {
+        // W_max 100 < cwnd 200: K = 0. At t = 10.1 s the target is 200 + floor(0.4 x 10.1^3) = 612, cnt = 200 / 412
+        // -> 1, raised to min_cnt 2; with Smax 16 at a 100 ms min RTT cnt >= 200 x 0.1 / (16 x 0.1) = 12.5.
+        let run = |config: CubicConfig| {
+            let mut c = cubic_with(config);
+            (c.window.cwnd, c.window.ssthresh, c.w_max) = (200, 150, 100);
+            c.min_rtt = Some(100 * NANOS_PER_MILLI);
+            c.update(0, 1);
+            c.update(10 * NANOS_PER_SEC, 1);
+            c.cnt
+        };
+        assert_eq!(run(CubicConfig::default()), 2);
+        assert_eq!(run(CubicConfig { min_cnt: 1, ..CubicConfig::default() }), 1);
+        assert_eq!(run(CubicConfig { max_increment: 16, ..CubicConfig::default() }), 12);
+        // CUBIC 2.1's stuck segments-per-ACK estimate, 31/16: cnt = 12 x 16 / 31 = 6.
+        assert_eq!(run(CubicConfig { max_increment: 16, cnt_divisor: 1.9375, ..CubicConfig::default() }), 6);
+    }
+
+    #[test]
+    fn cnt_before_loss_is_a_cap_or_a_fixed_value() {
+        // No loss yet (W_max 0), cwnd 100 at ssthresh: K = 0, so cnt = 100 x cwnd, capped at 20 (today's Linux)
+        // or set to 50 (CUBIC 2.1). Close to the target 2.1 holds 50 where the cap leaves a smaller cnt alone.
+        let run = |config: CubicConfig, now| {
+            let mut c = cubic_with(config);
+            (c.window.cwnd, c.window.ssthresh) = (100, 100);
+            c.min_rtt = Some(100 * NANOS_PER_MILLI);
+            c.update(0, 1);
+            c.update(now, 1);
+            c.cnt
+        };
+        let rule = CntBeforeLossRule::Exactly;
+        let v21 = CubicConfig { cnt_before_loss: 50, cnt_before_loss_rule: rule, ..CubicConfig::default() };
+        assert_eq!(run(CubicConfig::default(), 0), 20);
+        assert_eq!(run(v21.clone(), 0), 50);
+        // At t = 5 s (+ 0.1 s): target 100 + floor(0.4 x 5.1^3) = 153, cnt = floor(100 / 53) = 1 -> 2.
+        assert_eq!(run(CubicConfig::default(), 5 * NANOS_PER_SEC), 2);
+        assert_eq!(run(v21, 5 * NANOS_PER_SEC), 50);
+    }
+
+    #[test]
+    fn without_rtt_lookahead_the_target_is_the_curve_now() {
+        // After the loss at 100 (cwnd 70, K = cbrt(75) = 4.217 s), 1 s into the epoch: W(1.1 s) =
+        // 100 - floor(0.4 x 3.117^3) = 88, cnt = 70 / 18 = 3; W(1 s) = 100 - floor(0.4 x 3.217^3) = 87, cnt = 70 / 17 = 4.
+        let run = |rtt_lookahead: bool| {
+            let mut c = cubic_with(CubicConfig { rtt_lookahead, ..CubicConfig::default() });
+            c.window.cwnd = 100;
+            loss(&mut c, 0);
+            c.min_rtt = Some(100 * NANOS_PER_MILLI);
+            c.update(0, 1);
+            c.update(NANOS_PER_SEC, 1);
+            c.cnt
+        };
+        assert_eq!(run(true), 3);
+        assert_eq!(run(false), 4);
     }
 
     #[test]

@@ -36,12 +36,20 @@ impl FakeSender {
         initial_window_segments: u32,
         rtt: SimDuration,
     ) -> Self {
-        let cc = super::create(
-            name,
-            params,
-            ConnectionInfo { mss, initial_window_segments, initial_ssthresh_segments: None, seed: 1 },
-        )
-        .unwrap_or_else(|e| panic!("cannot create {name}: {e}"));
+        let info = ConnectionInfo {
+            mss,
+            initial_window_segments,
+            initial_ssthresh_segments: None,
+            cwnd_clamp_segments: None,
+            seed: 1,
+        };
+        Self::with_info(name, params, info, rtt)
+    }
+
+    /// A fake sender whose algorithm gets `info` (an initial ssthresh, a cwnd clamp).
+    pub fn with_info(name: &str, params: &serde_json::Value, info: ConnectionInfo, rtt: SimDuration) -> Self {
+        let mss = info.mss;
+        let cc = super::create(name, params, info).unwrap_or_else(|e| panic!("cannot create {name}: {e}"));
         Self {
             cc,
             mss,

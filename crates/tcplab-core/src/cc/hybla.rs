@@ -136,7 +136,13 @@ mod tests {
         assert_eq!(s.cwnd_segments(), 13.0);
         let mut h = Hybla::new(
             HyblaConfig::default(),
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+            ConnectionInfo {
+                mss: 1000,
+                initial_window_segments: 10,
+                initial_ssthresh_segments: None,
+                cwnd_clamp_segments: None,
+                seed: 1,
+            },
         );
         h.rho = 1.1;
         assert!((h.increment() - 1.143_547).abs() < 1e-6);
@@ -146,7 +152,13 @@ mod tests {
     fn congestion_avoidance_step_is_rho_squared_over_cwnd() {
         let mut h = Hybla::new(
             HyblaConfig::default(),
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+            ConnectionInfo {
+                mss: 1000,
+                initial_window_segments: 10,
+                initial_ssthresh_segments: None,
+                cwnd_clamp_segments: None,
+                seed: 1,
+            },
         );
         h.rho = 4.0;
         h.window.cwnd = 80;

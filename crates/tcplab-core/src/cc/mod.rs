@@ -169,6 +169,9 @@ pub struct ConnectionInfo {
     /// The `initial_ssthresh` option: the slow-start threshold a connection starts with (None:
     /// unbounded, as Linux since 2.6.x; older Linux BIC and CUBIC started at 100 segments).
     pub initial_ssthresh_segments: Option<u32>,
+    /// The `cwnd_clamp` option: the largest cwnd in segments (Linux `snd_cwnd_clamp`; None: no
+    /// clamp). Algorithms on [`window::SegmentWindow`] never grow past it.
+    pub cwnd_clamp_segments: Option<u32>,
     /// Seed for algorithms that draw random numbers (derived from the flow's random stream).
     pub seed: u64,
 }
@@ -394,7 +397,13 @@ mod tests {
             // The defaults themselves pass validation.
             assert!((algorithm.create)(
                 &defaults,
-                ConnectionInfo { mss: 1448, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 }
+                ConnectionInfo {
+                    mss: 1448,
+                    initial_window_segments: 10,
+                    initial_ssthresh_segments: None,
+                    cwnd_clamp_segments: None,
+                    seed: 1
+                }
             )
             .is_ok());
         }
@@ -402,7 +411,13 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_named() {
-        let info = ConnectionInfo { mss: 1448, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 };
+        let info = ConnectionInfo {
+            mss: 1448,
+            initial_window_segments: 10,
+            initial_ssthresh_segments: None,
+            cwnd_clamp_segments: None,
+            seed: 1,
+        };
         let err = create("cubic", &serde_json::json!({"beta": 1.5}), info).err().unwrap();
         assert!(err.contains("beta = 1.5") && err.contains("out of range"), "{err}");
         let err = create("cubic", &serde_json::json!({"betta": 0.5}), info).err().unwrap();

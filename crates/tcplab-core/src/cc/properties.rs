@@ -87,6 +87,7 @@ pub fn exercise_with(name: &str, params: &Value, choices: &mut dyn Choices, step
         mss: MSS,
         initial_window_segments: initial_window,
         initial_ssthresh_segments: None,
+        cwnd_clamp_segments: None,
         seed: 1,
     };
     cc::create(name, params, info).map(drop)?;

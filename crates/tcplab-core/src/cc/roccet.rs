@@ -510,7 +510,13 @@ mod tests {
     fn roccet() -> Roccet {
         Roccet::new(
             RoccetConfig::default(),
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+            ConnectionInfo {
+                mss: 1000,
+                initial_window_segments: 10,
+                initial_ssthresh_segments: None,
+                cwnd_clamp_segments: None,
+                seed: 1,
+            },
         )
     }
 
@@ -596,7 +602,13 @@ mod tests {
         let config = RoccetConfig { launch_ack_test: LaunchAckTest::RateStalled, ..RoccetConfig::default() };
         let mut r = Roccet::new(
             config,
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+            ConnectionInfo {
+                mss: 1000,
+                initial_window_segments: 10,
+                initial_ssthresh_segments: None,
+                cwnd_clamp_segments: None,
+                seed: 1,
+            },
         );
         r.cubic.window.cwnd = 10;
         r.observe_rtt(0, 50 * MS);
@@ -663,7 +675,13 @@ mod tests {
     #[test]
     fn orbiter_period_counts_minimum_rtts_or_the_latest_rtt_capped_at_a_second() {
         const MS: u64 = NANOS_PER_MILLI;
-        let info = ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 };
+        let info = ConnectionInfo {
+            mss: 1000,
+            initial_window_segments: 10,
+            initial_ssthresh_segments: None,
+            cwnd_clamp_segments: None,
+            seed: 1,
+        };
         let mut by_min = Roccet::new(RoccetConfig::default(), info);
         let latest_config = RoccetConfig { orbiter_period_rtt: OrbiterPeriodRtt::Latest, ..RoccetConfig::default() };
         let mut by_latest = Roccet::new(latest_config, info);

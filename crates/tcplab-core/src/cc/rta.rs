@@ -352,7 +352,13 @@ mod tests {
     fn rta(config: RtaConfig) -> Rta {
         Rta::new(
             config,
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+            ConnectionInfo {
+                mss: 1000,
+                initial_window_segments: 10,
+                initial_ssthresh_segments: None,
+                cwnd_clamp_segments: None,
+                seed: 1,
+            },
         )
     }
 

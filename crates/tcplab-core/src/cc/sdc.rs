@@ -192,7 +192,13 @@ mod tests {
     fn sdc(cwnd_packets: u64) -> Sdc {
         let mut s = Sdc::new(
             SdcConfig::default(),
-            ConnectionInfo { mss: 1000, initial_window_segments: 2, initial_ssthresh_segments: None, seed: 1 },
+            ConnectionInfo {
+                mss: 1000,
+                initial_window_segments: 2,
+                initial_ssthresh_segments: None,
+                cwnd_clamp_segments: None,
+                seed: 1,
+            },
         );
         s.window.cwnd = cwnd_packets * 1000;
         s.window.ssthresh = 2000;

@@ -314,7 +314,13 @@ mod tests {
     fn tcp_do() -> TcpDo {
         TcpDo::new(
             TcpDoConfig::default(),
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+            ConnectionInfo {
+                mss: 1000,
+                initial_window_segments: 10,
+                initial_ssthresh_segments: None,
+                cwnd_clamp_segments: None,
+                seed: 1,
+            },
         )
     }
 
@@ -365,7 +371,13 @@ mod tests {
         // Per window: 7 segments at once when the window closes.
         let mut per_window = TcpDo::new(
             TcpDoConfig { calm_increase_per: CalmIncreasePer::Window, ..TcpDoConfig::default() },
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+            ConnectionInfo {
+                mss: 1000,
+                initial_window_segments: 10,
+                initial_ssthresh_segments: None,
+                cwnd_clamp_segments: None,
+                seed: 1,
+            },
         );
         per_window.window.cwnd = 70_000;
         per_window.history = VecDeque::from(vec![1000 * US]);

@@ -148,7 +148,13 @@ mod tests {
     fn loss_at(cwnd: u32, rtt_ms: u64) -> u32 {
         let mut v = Veno::new(
             VenoConfig::default(),
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+            ConnectionInfo {
+                mss: 1000,
+                initial_window_segments: 10,
+                initial_ssthresh_segments: None,
+                cwnd_clamp_segments: None,
+                seed: 1,
+            },
         );
         v.window.cwnd = cwnd;
         v.backlog_halves = backlog_halves(cwnd, 100 * MS, rtt_ms * MS);

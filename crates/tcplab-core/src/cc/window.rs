@@ -54,11 +54,19 @@ pub struct SegmentWindow {
     pub ssthresh: u32,
     /// Acked segments credited towards the next additive increase (Linux `snd_cwnd_cnt`).
     pub credit: u32,
+    /// The largest cwnd growth may reach, in segments (Linux `snd_cwnd_clamp`).
+    pub clamp: u32,
 }
 
 impl SegmentWindow {
     pub fn new(mss: u64, initial_window_segments: u32) -> Self {
-        Self { mss, cwnd: initial_window_segments.max(1), ssthresh: INFINITE_SSTHRESH, credit: 0 }
+        Self {
+            mss,
+            cwnd: initial_window_segments.max(1),
+            ssthresh: INFINITE_SSTHRESH,
+            credit: 0,
+            clamp: MAX_CWND_SEGMENTS,
+        }
     }
 
     /// The window a connection starts with: its initial window and initial ssthresh.
@@ -66,6 +74,10 @@ impl SegmentWindow {
         let mut window = Self::new(info.mss, info.initial_window_segments);
         if let Some(ssthresh) = info.initial_ssthresh_segments {
             window.ssthresh = ssthresh.clamp(2, INFINITE_SSTHRESH);
+        }
+        if let Some(clamp) = info.cwnd_clamp_segments {
+            window.clamp = clamp.max(1);
+            window.cwnd = window.cwnd.min(window.clamp);
         }
         window
     }
@@ -95,11 +107,12 @@ impl SegmentWindow {
     }
 
     /// Grows cwnd by the acked segments without passing ssthresh; returns the acked segments left
-    /// over for congestion avoidance.
+    /// over for congestion avoidance. As Linux's `tcp_slow_start`, the leftover is counted before
+    /// the clamp cuts cwnd back.
     pub fn slow_start(&mut self, acked: u32) -> u32 {
         let grown = self.cwnd.saturating_add(acked).min(self.ssthresh);
         let used = grown - self.cwnd;
-        self.cwnd = grown;
+        self.cwnd = grown.min(self.clamp);
         acked - used
     }
 
@@ -116,6 +129,8 @@ impl SegmentWindow {
             self.credit -= delta * w;
             self.cwnd = self.cwnd.saturating_add(delta);
         }
+        // Linux `tcp_cong_avoid_ai`: growth stops at snd_cwnd_clamp.
+        self.cwnd = self.cwnd.min(self.clamp);
     }
 
     /// Linux `tcp_reno_cong_avoid` without the cwnd-limited check: slow start up to ssthresh,
@@ -172,11 +187,13 @@ pub struct ByteWindow {
     pub mss: u64,
     pub cwnd: u64,
     pub ssthresh: u64,
+    /// The largest cwnd growth may reach, in bytes (the `cwnd_clamp` option).
+    pub clamp: u64,
 }
 
 impl ByteWindow {
     pub fn new(mss: u64, initial_window_segments: u32) -> Self {
-        Self { mss, cwnd: initial_window_segments.max(1) as u64 * mss, ssthresh: u64::MAX }
+        Self { mss, cwnd: initial_window_segments.max(1) as u64 * mss, ssthresh: u64::MAX, clamp: u64::MAX }
     }
 
     /// The window a connection starts with: its initial window and initial ssthresh.
@@ -184,6 +201,10 @@ impl ByteWindow {
         let mut window = Self::new(info.mss, info.initial_window_segments);
         if let Some(ssthresh) = info.initial_ssthresh_segments {
             window.ssthresh = ssthresh.max(2) as u64 * info.mss;
+        }
+        if let Some(clamp) = info.cwnd_clamp_segments {
+            window.clamp = clamp.max(1) as u64 * info.mss;
+            window.cwnd = window.cwnd.min(window.clamp);
         }
         window
     }
@@ -207,6 +228,7 @@ impl ByteWindow {
         } else {
             self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
         }
+        self.cwnd = self.cwnd.min(self.clamp);
     }
 
     /// Sets ssthresh (at least 2 SMSS) and cwnd = ssthresh, or 1 SMSS after a timeout.

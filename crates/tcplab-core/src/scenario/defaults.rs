@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::model::{DirectionSpec, LinkSpec, QueueKind, QueueSpec, Scenario, TcpProfile, TcpSpec, TopologyKind};
 use crate::cc;
-use crate::tcp::{AckDelayMode, EcnResponse, RecoveryMode, RtoFormula, RttSampling};
+use crate::tcp::{AckDelayMode, EcnResponse, RecoveryMode, RtoFormula, RtoRestart, RttSampling};
 use crate::time::{NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::{Buffer, Bytes, Duration, Rate};
 
@@ -58,6 +58,8 @@ impl TcpSpec {
         let common = TcpSpec {
             profile: Some(profile),
             initial_ssthresh: None,
+            cwnd_clamp: None,
+            rto_restart: Some(RtoRestart::NewData),
             duplicate_threshold: Some(3),
             ecn: Some(false),
             pacing: Some(false),
@@ -79,6 +81,7 @@ impl TcpSpec {
             header,
             initial_window,
             initial_ssthresh,
+            cwnd_clamp,
             recovery,
             rack,
             tail_loss_probe,
@@ -91,6 +94,7 @@ impl TcpSpec {
             ecn_response,
             syn,
             ect_retransmissions,
+            rto_restart,
             quick_acks,
             limited_transmit,
             duplicate_threshold,

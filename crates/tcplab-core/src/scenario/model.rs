@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::fmt;
 
 use crate::net::cellular_trace::CellularTraceParams;
-use crate::tcp::{EcnResponse, RecoveryMode, RtoFormula, RttSampling};
+use crate::tcp::{EcnResponse, RecoveryMode, RtoFormula, RtoRestart, RttSampling};
 use crate::time::NANOS_PER_MILLI;
 use crate::units::{Buffer, Bytes, Duration, Rate};
 
@@ -387,6 +387,10 @@ pub struct TcpSpec {
     /// Slow-start threshold at the start, in segments; unset: unbounded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_ssthresh: Option<u32>,
+    /// The largest cwnd in segments (Linux `snd_cwnd_clamp`; ns-2's Agent/TCP/Linux turns its
+    /// `window_` into this); unset: no clamp.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwnd_clamp: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<RecoveryMode>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -418,6 +422,10 @@ pub struct TcpSpec {
     /// With `ecn`, retransmissions are ECN-capable too (ns-2); RFC 3168 section 6.1.5 says not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ect_retransmissions: Option<bool>,
+    /// Which ACKs restart the retransmission timer: "new_data" (RFC 6298) or "every_ack" (ns-2's
+    /// Agent/TCP/Linux).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_restart: Option<RtoRestart>,
     /// Segments the receiver ACKs at once before delayed ACKs start (Linux quick-ACK mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quick_acks: Option<u32>,

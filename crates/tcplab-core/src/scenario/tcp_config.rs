@@ -5,7 +5,7 @@
 use super::error::ScenarioError;
 use super::model::TcpSpec;
 use crate::tcp::TcpConfig;
-use crate::tcp::{RecoveryMode, RtoFormula, RttSampling};
+use crate::tcp::{RecoveryMode, RtoFormula, RtoRestart, RttSampling};
 use crate::units::Duration;
 
 /// The largest window TCP can advertise: 65,535 bytes shifted by the largest window scale, 14
@@ -59,6 +59,7 @@ impl TcpSpec {
             header_bytes: header,
             initial_window_segments: initial_window,
             initial_ssthresh_segments: full.initial_ssthresh,
+            cwnd_clamp_segments: full.cwnd_clamp,
             recovery,
             rack,
             tail_loss_probe,
@@ -71,6 +72,7 @@ impl TcpSpec {
             ecn_response: full.ecn_response.expect("defaults fill every key"),
             syn: full.syn.expect("defaults fill every key"),
             ect_retransmissions: full.ect_retransmissions.expect("defaults fill every key"),
+            rto_restart: full.rto_restart.expect("defaults fill every key"),
             quick_ack_segments: quick_acks,
             limited_transmit: full.limited_transmit.expect("defaults fill every key"),
             duplicate_threshold,
@@ -161,6 +163,14 @@ fn check_recovery_options(full: &TcpSpec, key: &str) -> Result<(), ScenarioError
             ));
         }
     }
+    if let Some(clamp) = full.cwnd_clamp {
+        if !(2..=1_000_000_000).contains(&clamp) {
+            return Err(ScenarioError::new(
+                format!("{key}.cwnd_clamp"),
+                format!("{clamp} is outside 2 to 1000000000 segments (leave it unset for no clamp)"),
+            ));
+        }
+    }
     let quick_acks = full.quick_acks.expect("defaults fill every key");
     if quick_acks > 1000 {
         return Err(ScenarioError::new(
@@ -175,6 +185,14 @@ fn check_recovery_options(full: &TcpSpec, key: &str) -> Result<(), ScenarioError
         return Err(ScenarioError::new(
             format!("{key}.rack"),
             "RACK needs SACK: set recovery = \"sack\" or leave rack unset",
+        ));
+    }
+    if full.rto_restart == Some(RtoRestart::EveryAck) && !(recovery == RecoveryMode::Sack && rack) {
+        // Duplicate ACKs keep postponing the timer, so a lost retransmission that nothing else
+        // detects would stall the flow for good (ns-2's Linux agent finds them on its scoreboard).
+        return Err(ScenarioError::new(
+            format!("{key}.rto_restart"),
+            "\"every_ack\" needs lost retransmissions found without the timer: set recovery = \"sack\" and rack = true",
         ));
     }
     if recovery != RecoveryMode::Sack && tail_loss_probe {

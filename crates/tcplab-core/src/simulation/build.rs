@@ -178,6 +178,7 @@ impl Simulation {
             mss: config.mss,
             initial_window_segments: config.initial_window_segments,
             initial_ssthresh_segments: config.initial_ssthresh_segments,
+            cwnd_clamp_segments: config.cwnd_clamp_segments,
             seed: algorithm_rng.next_u64(),
         };
         let controller =

@@ -67,6 +67,17 @@ pub enum EcnResponse {
     Rfc3168,
 }
 
+/// Which ACKs restart the retransmission timer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoRestart {
+    /// RFC 6298 (5.3): an ACK that acknowledges new data (Linux, ns-3, ns-2's own agents).
+    NewData,
+    /// Every ACK while data is outstanding, duplicates included: ns-2's Agent/TCP/Linux
+    /// (tcp/tcp-linux.cc `time_processing` renews the timer on each ACK it processes).
+    EveryAck,
+}
+
 /// Receiver-based delay control (Active Delay Control): how long the receiver holds each ACK.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -90,6 +101,8 @@ pub struct TcpConfig {
     pub initial_window_segments: u32,
     /// Slow-start threshold a connection starts with, in segments (None: unbounded).
     pub initial_ssthresh_segments: Option<u32>,
+    /// The largest cwnd in segments (Linux `snd_cwnd_clamp`; None: no clamp).
+    pub cwnd_clamp_segments: Option<u32>,
     pub recovery: RecoveryMode,
     /// RACK-TLP (RFC 8985): time-based loss marking and tail loss probes (SACK recovery only).
     pub rack: bool,
@@ -115,6 +128,7 @@ pub struct TcpConfig {
     /// With `ecn`, retransmissions are sent ECN-capable too, as ns-2 does; RFC 3168 section
     /// 6.1.5 forbids it (a router could then mark instead of drop a repair).
     pub ect_retransmissions: bool,
+    pub rto_restart: RtoRestart,
     /// The first segments a receiver ACKs at once, before delayed ACKs start (Linux quick-ACK
     /// mode); 0 turns it off.
     pub quick_ack_segments: u32,

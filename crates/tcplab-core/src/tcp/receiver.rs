@@ -119,6 +119,9 @@ pub struct TcpReceiver {
     /// Received ranges above `rcv_nxt`, sorted and disjoint, and their total length.
     out_of_order: Vec<(u64, u64)>,
     held_bytes: u64,
+    /// The right edge of the last window advertised (ACK number + window): later ACKs never
+    /// offer less (RFC 9293 section 3.8.6.2.2, Linux `tcp_select_window`: no shrinking).
+    window_right_edge: u64,
     /// Segments received since the last ACK, and in all (for quick ACKs).
     unacknowledged_segments: u32,
     segments_received: u64,
@@ -148,10 +151,11 @@ impl TcpReceiver {
         Self {
             flow,
             destination,
-            config,
             rcv_nxt: 0,
             out_of_order: Vec::new(),
             held_bytes: 0,
+            // The sender starts with the whole buffer as its window (no handshake is modelled).
+            window_right_edge: config.receive_window,
             unacknowledged_segments: 0,
             segments_received: 0,
             ts_recent: 0,
@@ -163,11 +167,23 @@ impl TcpReceiver {
             pending_stamp: 0,
             one_bit: OneBitRdc::default(),
             stats: ReceiverStats::default(),
+            config,
         }
     }
 
     pub fn rcv_nxt(&self) -> u64 {
         self.rcv_nxt
+    }
+
+    /// The window the next ACK offers: the free buffer (held out-of-order bytes are not free),
+    /// but never a right edge left of one already offered. Without that rule a hole would pull
+    /// the edge back as SACKed data piles up above it, and a sender limited by the window could
+    /// send almost nothing in recovery; Linux and ns-2's sinks never do that.
+    fn advertised_window(&mut self) -> u64 {
+        let free = self.config.receive_window.saturating_sub(self.held_bytes);
+        let window = free.max(self.window_right_edge.saturating_sub(self.rcv_nxt));
+        self.window_right_edge = self.rcv_nxt + window;
+        window
     }
 
     pub fn on_data(&mut self, data: &Packet, ctx: &mut EndpointContext) {
@@ -343,8 +359,7 @@ impl TcpReceiver {
             destination: self.destination,
             wire_bytes: (self.config.header_bytes + option_bytes) as u32,
             ack: self.rcv_nxt,
-            receive_window: u32::try_from(self.config.receive_window.saturating_sub(self.held_bytes))
-                .unwrap_or(u32::MAX),
+            receive_window: u32::try_from(self.advertised_window()).unwrap_or(u32::MAX),
             ece: self.ece_pending,
             sent_at: ctx.events.now(),
             ts_echo: self.ts_recent,

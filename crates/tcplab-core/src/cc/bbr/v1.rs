@@ -551,7 +551,13 @@ mod tests {
         // fixed cwnd is not possible through the trait, so drive rate samples by hand.
         let mut bbr = Bbr::new(
             BbrConfig::default(),
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 3 },
+            ConnectionInfo {
+                mss: 1000,
+                initial_window_segments: 10,
+                initial_ssthresh_segments: None,
+                cwnd_clamp_segments: None,
+                seed: 3,
+            },
         );
         let mut delivered = 0u64;
         let mut now = 0;

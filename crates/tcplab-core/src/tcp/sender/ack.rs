@@ -5,7 +5,7 @@
 use super::{Segment, TcpSender};
 use crate::cc::AckEvent;
 use crate::net::packet::{Packet, MAX_SACK_BLOCKS};
-use crate::tcp::{EcnResponse, EndpointContext, RecoveryMode, RttSampling};
+use crate::tcp::{EcnResponse, EndpointContext, RecoveryMode, RtoRestart, RttSampling};
 use crate::time::{mul_div, SimDuration, SimTime, NANOS_PER_SEC};
 
 /// The parts of [start, end) outside every interval in `known` (at most a few intervals each).
@@ -231,9 +231,12 @@ impl TcpSender {
         } else if ack_advances {
             // NewReno recovery restarts the timer only on the first partial ACK ("impatient").
             let impatient = self.in_recovery && self.config.recovery == RecoveryMode::NewReno && self.partial_ack_seen;
-            if !impatient || self.rto_deadline.is_none() {
+            if !impatient || self.rto_deadline.is_none() || self.config.rto_restart == RtoRestart::EveryAck {
                 self.arm_rto(ctx);
             }
+        } else if self.config.rto_restart == RtoRestart::EveryAck {
+            // ns-2's Agent/TCP/Linux: duplicate ACKs restart the timer too.
+            self.arm_rto(ctx);
         }
         if self.is_complete() && self.stats.all_acknowledged_at.is_none() {
             self.stats.all_acknowledged_at = Some(now);

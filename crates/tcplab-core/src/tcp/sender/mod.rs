@@ -394,7 +394,7 @@ impl TcpSender {
             // ns-2 with `delay_growth_`: a window of one (the SYN) until the SYN-ACK.
             return self.config.mss;
         }
-        let cwnd = self.cc.cwnd();
+        let cwnd = self.clamped_cwnd();
         if !self.in_recovery {
             return cwnd;
         }
@@ -402,6 +402,16 @@ impl TcpSender {
             RecoveryMode::NewReno | RecoveryMode::Reno => (cwnd as i64 + self.inflation).max(0) as u64,
             RecoveryMode::Sack if self.prr.is_some() => self.prr_window,
             RecoveryMode::Sack => cwnd,
+        }
+    }
+
+    /// The algorithm's cwnd, at most `cwnd_clamp` segments. Window-based algorithms never grow
+    /// past the clamp themselves; this holds the others (and any direct setting) to it.
+    fn clamped_cwnd(&self) -> u64 {
+        let cwnd = self.cc.cwnd();
+        match self.config.cwnd_clamp_segments {
+            Some(clamp) => cwnd.min(clamp as u64 * self.config.mss),
+            None => cwnd,
         }
     }
 

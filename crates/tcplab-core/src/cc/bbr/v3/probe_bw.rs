@@ -231,7 +231,13 @@ mod tests {
     fn bbr3() -> Bbr3 {
         let mut b = Bbr3::new(
             Bbr3Config::default(),
-            ConnectionInfo { mss: 1000, initial_window_segments: 10, initial_ssthresh_segments: None, seed: 1 },
+            ConnectionInfo {
+                mss: 1000,
+                initial_window_segments: 10,
+                initial_ssthresh_segments: None,
+                cwnd_clamp_segments: None,
+                seed: 1,
+            },
         );
         b.min_rtt = Some(10 * MS);
         b.bw_hi = [8_000_000, 0];
