@@ -52,10 +52,12 @@ def dumbbell(name: str, recovery: str, window_packets: int, queue: str, seconds:
 
 
 RED_ECN = {"kind": "red", "ecn": True, "min_th": "5p", "max_th": "15p"}
+# ns-2.35's modules are Linux 2.6.22's: the parameter sets that express them (docs/algorithms/cubic.md
+# and bic.md; the ACK-count estimate is 31/16 with the agent's one ACK per segment).
 LINUX_AGENT_PARAMS = {
-    # ns-2.35's modules are Linux 2.6.22's: the values their constants have (docs/ns2-backend.md).
-    "cubic": {"beta": 0.8, "hystart": False},
-    "bic": {},
+    "cubic": {"beta": 0.7998046875, "hystart": False, "cnt_before_loss": 50, "cnt_before_loss_rule": "exactly",
+              "min_cnt": 1, "max_increment": 0, "rtt_lookahead": False, "cnt_divisor": 1.9375},
+    "bic": {"beta": 0.7998046875, "cnt_divisor": 1.9375},
     "compound": {},
     "vegas": {},
     "veno": {},
@@ -73,7 +75,12 @@ def ctcp_chain(name: str, cc: str, window_packets: int, seconds: int) -> dict:
             if cc == "newreno":
                 flow["params"] = {"reduction": "ns2_slowdown"}
     if cc != "newreno":
-        scenario["tcp"]["recovery"] = "sack"
+        # As ns-2's Linux agent runs: window_ is its cwnd clamp and first ssthresh, the timer
+        # restarts on every ACK, its scoreboard (RACK here) finds lost retransmissions, and it
+        # has no receive window (docs/ns2-backend.md).
+        scenario["tcp"].update({"recovery": "sack", "rack": True, "rto_restart": "every_ack",
+                                "cwnd_clamp": window_packets, "initial_ssthresh": window_packets,
+                                "receive_window": f"{2 * window_packets * 1000}B"})
         for flow in scenario["flows"]:
             if flow.get("protocol") != "udp" and LINUX_AGENT_PARAMS[cc]:
                 flow["params"] = dict(LINUX_AGENT_PARAMS[cc])

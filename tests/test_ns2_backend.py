@@ -108,13 +108,19 @@ hops = [{ rate = "20Mbps", delay = "10ms", buffer = "50p" }, { rate = "20Mbps", 
 access = { rate = "100Mbps", delay = "1ms", buffer = "1000p" }
 [tcp]
 profile = "ns2"
+# As ns-2's Linux agent runs (docs/ns2-backend.md): window_ is a cwnd clamp and the first ssthresh.
 recovery = "sack"
-receive_window = "200000B"
+rack = true
+rto_restart = "every_ack"
+cwnd_clamp = 200
+initial_ssthresh = 200
+receive_window = "400000B"
 [[flows]]
 cc = "cubic"
 from = "r0"
 to = "r2"
-params = { hystart = false, beta = 0.8 }
+# ns-2.35's CUBIC 2.1 module without timestamps (docs/algorithms/cubic.md).
+params = { beta = 0.7998046875, hystart = false, cnt_before_loss = 50, cnt_before_loss_rule = "exactly", min_cnt = 1, max_increment = 0, rtt_lookahead = false, cnt_divisor = 1.9375 }
 [[flows]]
 protocol = "udp"
 rate = "2Mbps"
@@ -162,10 +168,16 @@ def test_finite_and_restarting_transfers_complete():
      r"loss.model: 'gilbert_elliott' cannot run on ns-2"),
     ({"flows.0.cc": "bbr", "flows.0.params": {}}, r"flows\[0\].cc: 'bbr' has no counterpart in ns-2.35"),
     ({"flows.0.cc": "cubic", "flows.0.params": {}}, r"flows\[0\].tcp.recovery: 'newreno' with cc 'cubic': ns-2 runs cubic only in its Linux agent"),
-    ({"flows.0.cc": "cubic", "flows.0.params": {}, "tcp.recovery": "sack"},
-     r"flows\[0\].params.hystart: true cannot run on ns-2, whose cubic has false \(the 2.6.22 module has no HyStart\)"),
+    ({"flows.0.cc": "cubic", "flows.0.params": {"cnt_divisor": 1.9375}, "tcp.recovery": "sack", "tcp.rack": True,
+      "tcp.rto_restart": "every_ack", "tcp.cwnd_clamp": 20, "tcp.initial_ssthresh": 20, "tcp.receive_window": "40000B"},
+     r"flows\[0\].params.cnt_before_loss: 20 cannot run on ns-2, whose cubic has 50 \(CUBIC 2.1 sets cnt = 50"),
     ({"tcp.profile": "linux"}, r"flows\[0\].tcp.rack: true cannot run on ns-2"),
     ({"tcp.delayed_ack": True, "tcp.delayed_ack_count": 3}, r"flows\[0\].tcp.delayed_ack_count: 3 cannot run on ns-2"),
+    ({"flows.0.cc": "cubic", "flows.0.params": {}, "tcp.recovery": "sack", "tcp.rack": True,
+      "tcp.rto_restart": "every_ack"}, r"flows\[0\].tcp.cwnd_clamp: unset cannot run on ns-2's Linux agent"),
+    ({"flows.0.cc": "cubic", "flows.0.params": {}, "tcp.recovery": "sack", "tcp.rack": True,
+      "tcp.rto_restart": "every_ack", "tcp.cwnd_clamp": 20, "tcp.initial_ssthresh": 20, "tcp.receive_window": "40000B"},
+     r"flows\[0\].params.cnt_divisor: 1.0 cannot run on ns-2"),
     ({"tcp.receive_window": "20500B"}, r"flows\[0\].tcp.receive_window: 20500B is not a whole number of 1000B segments"),
     ({"simulation.capture": ["bottleneck"]}, r"simulation.capture: the ns-2 back-end writes no captures"),
     ({"flows.0.params": {}}, r"flows\[0\].params.reduction: \"rfc5681\" cannot run on ns-2"),

@@ -88,8 +88,20 @@ MODULE_PARAMETERS: dict[str, dict[str, ModuleParameter]] = {
 
 # Parameters that are constants in ns-2.35's module: the value it has, and where. A scenario must
 # give tcplab the same value, or the two engines would run different algorithms.
+# 2.6.22's tcp_cubic.c and tcp_bic.c divide cnt by their estimate of segments per ACK
+# (delayed_ack, scaled by 16), which the agent's ACKs leave at 31/16 (docs/algorithms/cubic.md).
+NS2_ACK_ESTIMATE = 1.9375
 MODULE_CONSTANTS: dict[str, dict[str, tuple[Any, str]]] = {
-    "cubic": {"hystart": (False, "the 2.6.22 module has no HyStart")},
+    "cubic": {
+        "hystart": (False, "the 2.6.22 module has no HyStart"),
+        "cnt_before_loss": (50, "CUBIC 2.1 sets cnt = 50 while no loss has happened"),
+        "cnt_before_loss_rule": ("exactly", "CUBIC 2.1 sets cnt to 50, not at most 20"),
+        "min_cnt": (1, "CUBIC 2.1's smallest cnt"),
+        # Without timestamps_ the module gets no delay sample, so delay_min stays 0 and neither
+        # max_increment (Smax) nor the RTT look-ahead acts.
+        "max_increment": (0, "without timestamps_ the 2.1 module measures no delay, so Smax never acts"),
+        "rtt_lookahead": (False, "without timestamps_ the 2.1 module measures no delay"),
+    },
     "bic": {"b": (4, "BICTCP_B in tcp_bic.c")},
     "veno": {"beta": (3, "V_BETA's 3 segments in tcp_veno.c")},
     "highspeed": {
@@ -143,7 +155,6 @@ def agent_for(cc: str, tcp: dict[str, Any], key: str) -> tuple[str, str | None]:
 
 # TCP options ns-2's agents cannot have, with the value that they do have.
 _TCP_FIXED = {
-    "rack": (False, "ns-2's agents have no RACK-TLP"),
     "tail_loss_probe": (False, "ns-2's agents send no tail loss probes"),
     "prr": (False, "ns-2's agents have no proportional rate reduction"),
     "frto": (False, "ns-2's agents have no F-RTO"),
@@ -160,7 +171,28 @@ _ECN_ONLY = ("ecn_response", "ect_retransmissions")
 _TCP_KEYS = {"quick_ack_segments": "quick_acks"}
 
 
-def check_tcp(tcp: dict[str, Any], key: str) -> None:
+# The one-way agents (tcp.cc) and the Linux agent (tcp/linux/tcp-linux.cc) differ in these.
+_ONE_WAY_FIXED = {
+    "rack": (False, "ns-2's one-way agents have no RACK"),
+    "rto_restart": ("new_data", "ns-2's one-way agents restart the timer on new data (tcp.cc newack)"),
+}
+_LINUX_AGENT_FIXED = {
+    # The agent's scoreboard marks a retransmission lost again once a later segment is SACKed
+    # (tcp/scoreboard1.cc UpdateScoreBoard): RACK is tcplab's way to the same.
+    "rack": (True, "its scoreboard finds lost retransmissions, as RACK does (scoreboard1.cc)"),
+    "rto_restart": ("every_ack", "it renews the timer on every ACK (tcp-linux.cc time_processing)"),
+    "rtt_sampling": ("timed_segment", "the back-end runs it as ns-default.tcl has it, without timestamps_"),
+}
+
+
+def check_tcp(tcp: dict[str, Any], key: str, linux_agent: bool) -> None:
+    agent = "ns-2's Linux agent" if linux_agent else "ns-2's one-way agents"
+    for field, (allowed, why) in (_LINUX_AGENT_FIXED if linux_agent else _ONE_WAY_FIXED).items():
+        if tcp[field] != allowed:
+            raise ScenarioError(f"{key}.tcp.{field}: {_show(tcp[field])} cannot run on {agent} ({why}); "
+                                f"set it to {_show(allowed)}")
+    if linux_agent:
+        _check_linux_agent_window(tcp, key)
     for field, (allowed, why) in _TCP_FIXED.items():
         if field in _ECN_ONLY and not tcp["ecn"]:
             continue
@@ -174,9 +206,27 @@ def check_tcp(tcp: dict[str, Any], key: str) -> None:
     if tcp["delayed_ack"] and tcp["delayed_ack_count"] != 2:
         raise ScenarioError(f"{key}.tcp.delayed_ack_count: {tcp['delayed_ack_count']} cannot run on ns-2 "
                             "(its DelAck sink acknowledges every second segment); set it to 2")
-    if tcp["receive_window"] % tcp["mss"]:
+    if not linux_agent and tcp["receive_window"] % tcp["mss"]:
         raise ScenarioError(f"{key}.tcp.receive_window: {tcp['receive_window']}B is not a whole number of "
                             f"{tcp['mss']}B segments (ns-2's window_ counts packets)")
+
+
+def _check_linux_agent_window(tcp: dict[str, Any], key: str) -> None:
+    """ns-2's Linux agent turns window_ into the cwnd clamp and its first ssthresh
+    (tcp-linux.cc load_to_linux_once) and has no receive window: limits only packets in flight."""
+    clamp = tcp["cwnd_clamp_segments"]
+    if clamp is None:
+        raise ScenarioError(f"{key}.tcp.cwnd_clamp: unset cannot run on ns-2's Linux agent, which clamps cwnd at "
+                            "its window_ (tcp-linux.cc load_to_linux_once): set it (the study's window_, e.g. 1000)")
+    if tcp["initial_ssthresh_segments"] != clamp:
+        raise ScenarioError(f"{key}.tcp.initial_ssthresh: {tcp['initial_ssthresh_segments']} cannot run on ns-2's Linux "
+                            f"agent, whose first ssthresh is its window_, the cwnd_clamp {clamp}; set it to {clamp}")
+    # SACK recovery can keep up to about twice cwnd between the cumulative ACK and the highest
+    # segment sent; the agent has no receive window, so tcplab's must not bind before that.
+    if tcp["receive_window"] < 2 * clamp * tcp["mss"]:
+        raise ScenarioError(f"{key}.tcp.receive_window: {tcp['receive_window']}B would limit the sender, and ns-2's "
+                            f"Linux agent has no receive window; set it to at least {2 * clamp * tcp['mss']}B "
+                            "(twice cwnd_clamp's bytes)")
 
 
 def check_params(cc: str, module: str | None, params: dict[str, Any], key: str) -> dict[str, int]:
@@ -194,6 +244,10 @@ def check_params(cc: str, module: str | None, params: dict[str, Any], key: str) 
                     "segment per ACK whether cwnd-limited or not, and reduce with slowdown()'s arithmetic); "
                     f"set it to {_show(required)}")
         return {}
+    if params.get("cnt_divisor") not in (None, NS2_ACK_ESTIMATE) and cc in ("cubic", "bic"):
+        raise ScenarioError(f"{key}.params.cnt_divisor: {_show(params['cnt_divisor'])} cannot run on ns-2, whose "
+                            f"Linux agent's ACK-count estimate stays at {NS2_ACK_ESTIMATE} with one ACK per segment "
+                            f"(docs/ns2-backend.md); set it to {NS2_ACK_ESTIMATE}")
     settable = MODULE_PARAMETERS.get(cc, {})
     constants = MODULE_CONSTANTS.get(cc, {})
     module_values = {}

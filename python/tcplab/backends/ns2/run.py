@@ -60,8 +60,8 @@ def flow_plans(network: dict[str, Any], scenario: dict[str, Any]) -> list[FlowPl
         if flow["protocol"] == "udp":
             plans.append(None)
             continue
-        preflight.check_tcp(flow["tcp"], key)
         agent, module = preflight.agent_for(flow["cc"], flow["tcp"], key)
+        preflight.check_tcp(flow["tcp"], key, linux_agent=module is not None)
         parameters = preflight.check_params(flow["cc"], module, entry.get("params") or {}, key)
         if module is not None:
             # A module's parameters are global in ns-2 (set_ca_default_param): one set per module.

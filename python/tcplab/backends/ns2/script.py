@@ -216,7 +216,11 @@ def _tcp_flow(flow: dict[str, Any], plan: FlowPlan) -> list[str]:
         # timestamp option (ts_option_size_) to its base header when timestamps_ is on.
         "tcpip_base_hdr_size_": tcp["header_bytes"],
         "ts_option_size_": 0,
-        "window_": tcp["receive_window"] // tcp["mss"],
+        # The one-way agents limit the span from the cumulative ACK to window_ (a receive window)
+        # and cap cwnd at maxcwnd_; the Linux agent makes window_ its cwnd clamp and first
+        # ssthresh (tcp-linux.cc load_to_linux_once) and has no receive window.
+        "window_": tcp["cwnd_clamp_segments"] if plan.module is not None else tcp["receive_window"] // tcp["mss"],
+        "maxcwnd_": 0 if plan.module is not None else tcp["cwnd_clamp_segments"] or 0,
         "windowInit_": tcp["initial_window_segments"],
         "tcpTick_": tcp["clock_granularity"] / 1e9,
         "minrto_": tcp["min_rto"] / 1e9,
