@@ -96,6 +96,16 @@ def test_red_with_ecn_marks_and_drops_early():
     conserved(links)
 
 
+def test_red_in_byte_mode_on_a_byte_buffer_conserves_packets():
+    text = scenario(f'[[flows]]\n{NS2_NEWRENO}count = 3\n',
+                    bottleneck='rate = "5Mbps", delay = "20ms", buffer = "60000B", '
+                               'queue = { kind = "red", byte_mode = true, mean_packet_size = "1000B" }',
+                    tcp='profile = "ns2"\nreceive_window = "200000B"')
+    links = tcplab.run(text, backend="ns2").links
+    assert links.iloc[0]["early_drops"] > 0
+    conserved(links)
+
+
 def test_chain_with_udp_cross_traffic_and_the_linux_agent():
     text = """
 name = "ns2-chain"

@@ -139,22 +139,11 @@ impl TcpSender {
         let mut progress = AckProgress { rack_tracks: self.config.rack && !quiet, ..AckProgress::default() };
         self.take_cumulative_ack(ack.ack, now, &mut progress);
         self.take_sack_blocks(ack, now, &mut progress);
-        // RFC 3168 as ns-2: the ECN reaction comes first (tcp/tcp.cc `recv` calls `ecn` before
-        // `newack`), so that a reduction at one segment can keep the timer backed off.
         let rfc3168 = self.config.ecn_response == EcnResponse::Rfc3168;
-        if rfc3168 && ack.ece {
-            self.on_ecn_echo(now, flight_size_before);
-        }
-        if rfc3168 && ack_advances {
-            self.one_segment_cap = false;
-            if !ack.ece {
-                self.ecn_backoff = false;
-            }
+        if rfc3168 {
+            self.rfc3168_ecn_first(ack, ack_advances, now, flight_size_before);
         }
         let (rtt_sample, delivery_rate) = self.sample_rtt_and_rate(now, ack, ack_advances, &progress);
-        if delivery_rate.is_some() {
-            self.stats.latest_delivery_rate_bps = delivery_rate;
-        }
 
         // 3. Spurious reductions, loss marking (RACK), the tail loss probe's outcome, duplicate
         //    ACKs and loss recovery.
@@ -173,14 +162,7 @@ impl TcpSender {
 
         // 5. The algorithm sees every ACK that acknowledged something.
         if progress.newly_acked_bytes > 0 || rtt_sample.is_some() {
-            // Linux's CWR state: no growth until the window that saw the ECE is acknowledged. ns-2
-            // (RFC 3168 response) instead grows on every ACK without ECE and on none with ECE but
-            // the connection's first (`recv_newack_helper`, `ect_`).
-            let in_cwr_round = if rfc3168 {
-                ack.ece && self.ece_seen
-            } else {
-                self.config.ecn && self.stats.ecn_reductions > 0 && self.snd_una < self.ecn_recover
-            };
+            let in_cwr_round = self.in_cwr_round(ack.ece);
             let rate = &progress.rate;
             let event = AckEvent {
                 now,
@@ -215,6 +197,34 @@ impl TcpSender {
         }
         self.collect_events(now);
         self.after_ack(ack_advances, ctx);
+    }
+
+    /// RFC 3168 as ns-2: the ECN reaction comes before the rest of the ACK (tcp/tcp.cc `recv`
+    /// calls `ecn` before `newack`), so that a reduction at one segment can keep the timer
+    /// backed off; an ACK that advances lifts the one-segment cap, and without ECE ends the
+    /// backoff.
+    fn rfc3168_ecn_first(&mut self, ack: &Packet, ack_advances: bool, now: SimTime, flight_size_before: u64) {
+        if ack.ece {
+            self.on_ecn_echo(now, flight_size_before);
+        }
+        if ack_advances {
+            self.one_segment_cap = false;
+            if !ack.ece {
+                self.ecn_backoff = false;
+            }
+        }
+    }
+
+    /// Whether this ACK falls in a round without growth after an ECN reduction: Linux's CWR
+    /// state lasts until the window that saw the ECE is acknowledged; ns-2 (RFC 3168 response)
+    /// instead grows on every ACK without ECE and on none with ECE but the connection's first
+    /// (`recv_newack_helper`, `ect_`).
+    fn in_cwr_round(&self, ece: bool) -> bool {
+        if self.config.ecn_response == EcnResponse::Rfc3168 {
+            ece && self.ece_seen
+        } else {
+            self.config.ecn && self.stats.ecn_reductions > 0 && self.snd_una < self.ecn_recover
+        }
     }
 
     /// 6. Timers (RFC 6298 5.2 and 5.3, RFC 8985), completion, and what may be sent now.
@@ -317,8 +327,9 @@ impl TcpSender {
         }
     }
 
-    /// Feeds the RTT estimator and the RTT statistics; returns the algorithm's RTT sample and the
-    /// delivery rate sample (bits per second) of this ACK. Karn's rule and the timestamp fallback
+    /// Feeds the RTT estimator and the RTT statistics, and records the delivery rate sample;
+    /// returns the algorithm's RTT sample and the delivery rate sample (bits per second) of this
+    /// ACK. Karn's rule and the timestamp fallback
     /// are described in the module docs.
     fn sample_rtt_and_rate(
         &mut self,
@@ -372,8 +383,12 @@ impl TcpSender {
         if let Some(rtt) = rtt_sample {
             self.stats.rtt.record(rtt);
         }
+        if delivery_rate.is_some() {
+            self.stats.latest_delivery_rate_bps = delivery_rate;
+        }
         (rtt_sample, delivery_rate)
     }
+
     /// `rtt_sampling = "timed_segment"`: the timed segment's sample once the cumulative ACK
     /// covers it (ns-2 `newack`). While ns-2 keeps the timer backed off after ECN reductions at
     /// one segment, an ACK with ECN-Echo does not end the backoff. (A partial ACK cannot cover
