@@ -249,3 +249,19 @@ def test_compare_backends_with_ns2_writes_both_tables(tmp_path):
     assert abs(table["goodput_mbps_difference"].iloc[-1]) < 0.05
     assert (tmp_path / "cmp" / "links.csv").exists() and (tmp_path / "cmp" / "overlay.png").stat().st_size > 10_000
     assert Path(tmp_path / "cmp" / "ns2" / "flows.parquet").exists()
+
+
+def test_a_run_on_ns2_plots_and_reports_like_any_run(tmp_path):
+    path = tmp_path / "two.toml"
+    path.write_text(TWO_NEWRENO)
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "tcplab", "run", str(path), "--backend", "ns2", "--plots", "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "simulated by ns-2.35" in done.stdout and "newreno-0" in done.stdout
+    assert (out / "overview.png").stat().st_size > 10_000 and (out / "flows.parquet").exists()
+    report = subprocess.run([sys.executable, "-m", "tcplab", "report", str(out)], capture_output=True, text=True,
+                            timeout=120)
+    assert report.returncode == 0, report.stderr
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "on ns-2.35 (the scenario as a TCL script)" in page and "events nan" not in page.lower()

@@ -163,9 +163,10 @@ class Result:
         return figure
 
     def bottleneck(self) -> pd.Series:
-        """The link direction that dropped or queued the most: where the congestion was."""
+        """The link direction that dropped or queued the most: where the congestion was. A
+        back-end that records no maximum queue (ns-2) leaves it out; utilization breaks ties."""
         links = self.links
-        score = links["queue_drops"] + links["aqm_drops"] + links["max_queue_packets"]
+        score = links["queue_drops"] + links["aqm_drops"] + links["max_queue_packets"].fillna(0) + links["utilization"]
         return links.loc[score.idxmax()]
 
 
