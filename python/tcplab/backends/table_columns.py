@@ -26,6 +26,28 @@ def columns(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def summary(scenario: dict[str, Any], backend: str, duration: float, flow_rows: list[dict[str, Any]],
+            packets_transmitted: int) -> dict[str, Any]:
+    """The summary every back-end fills alike (docs/results.md); the simulator's own counts
+    (events, peak live packets) are NaN elsewhere. Fairness is over TCP flows that started."""
+    from tcplab import _core
+
+    goodputs = [row["goodput_bps"] for row in flow_rows if row["protocol"] == "tcp" and row["start_s"] < duration]
+    return {
+        "scenario": scenario.get("name", ""),
+        "seed": scenario["simulation"]["seed"],
+        "run": scenario["simulation"].get("run", 0),
+        "simulated_seconds": duration,
+        "events": NAN,
+        "packets_transmitted": packets_transmitted,
+        "jain_fairness": jain(goodputs),
+        "total_goodput_bps": float(sum(goodputs)),
+        "peak_live_packets": NAN,
+        "tcplab_version": _core.__version__,
+        "backend": backend,
+    }
+
+
 def empty_events() -> dict[str, Any]:
     return {"time_s": np.array([], dtype=np.float64), "flow_id": np.array([], dtype=np.uint64), "name": [], "event": []}
 

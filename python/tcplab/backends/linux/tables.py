@@ -20,11 +20,10 @@ import statistics
 
 import numpy as np
 
-from tcplab import _core
 from tcplab.backends.table_columns import columns as _columns
 from tcplab.backends.table_columns import empty_events
-from tcplab.backends.table_columns import jain as _jain
 from tcplab.backends.table_columns import quantile as _quantile
+from tcplab.backends.table_columns import summary as base_summary
 from tcplab.result import Result
 
 NAN = math.nan
@@ -35,19 +34,8 @@ def build_result(scenario: dict, resolved_toml: str, flows: list[dict], reports:
     emulator = links["emulator"]
     rows = [_flow_row(flow, reports, emulator, duration) for flow in flows]
     series, events = _series_and_events(flows, reports)
-    goodputs = [row["goodput_bps"] for row in rows if row["protocol"] == "tcp" and row["start_s"] < duration]
-    summary = {
-        "scenario": scenario.get("name", ""),
-        "seed": scenario["simulation"]["seed"],
-        "run": scenario["simulation"].get("run", 0),
-        "simulated_seconds": duration,
-        "events": NAN,
-        "packets_transmitted": int(np.sum(links["links"]["transmitted_packets"])),
-        "jain_fairness": _jain(goodputs),
-        "total_goodput_bps": float(sum(goodputs)),
-        "peak_live_packets": NAN,
-        "tcplab_version": _core.__version__,
-        "backend": "linux",
+    summary = base_summary(scenario, "linux", duration, rows, int(np.sum(links["links"]["transmitted_packets"])))
+    summary.update({
         "kernel": os.uname().release,
         "emulator_realtime": emulator["realtime"],
         "emulator_lateness_p50_ms": emulator["lateness_p50_ms"],
@@ -57,7 +45,7 @@ def build_result(scenario: dict, resolved_toml: str, flows: list[dict], reports:
         "emulator_packets_ignored": emulator["packets_ignored"],
         "emulator_largest_packet_bytes": emulator["largest_packet_bytes"],
         "emulator_write_failures": emulator["write_failures"],
-    }
+    })
     result = Result(summary=summary, scenario_toml=resolved_toml)
     result._columns = {
         "flows": _columns(rows),

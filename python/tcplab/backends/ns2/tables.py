@@ -16,8 +16,8 @@ import math
 from collections import defaultdict
 from typing import Any
 
-from tcplab import _core
-from tcplab.backends.table_columns import NAN, columns, empty_events, jain, quantile
+from tcplab.backends.table_columns import NAN, columns, empty_events, quantile
+from tcplab.backends.table_columns import summary as base_summary
 from tcplab.result import Result
 
 
@@ -40,22 +40,8 @@ def build_result(scenario: dict[str, Any], resolved_toml: str, network: dict[str
     events += [{"time_s": t, "flow_id": i, "name": names[i], "event": "timeout"}
                for i, times in parsed["timeouts"].items() for t in times]
     events.sort(key=lambda row: (row["time_s"], row["flow_id"]))
-    goodputs = [row["goodput_bps"] for row in flow_rows if row["protocol"] == "tcp" and row["start_s"] < duration]
-    summary = {
-        "scenario": scenario.get("name", ""),
-        "seed": scenario["simulation"]["seed"],
-        "run": scenario["simulation"].get("run", 0),
-        "simulated_seconds": duration,
-        "events": NAN,
-        "packets_transmitted": int(sum(row["transmitted_packets"] for row in links)),
-        "jain_fairness": jain(goodputs),
-        "total_goodput_bps": float(sum(goodputs)),
-        "peak_live_packets": NAN,
-        "tcplab_version": _core.__version__,
-        "backend": "ns2",
-        "engine": "ns-2.35",
-        "engine_wall_seconds": wall_seconds,
-    }
+    summary = base_summary(scenario, "ns2", duration, flow_rows, int(sum(row["transmitted_packets"] for row in links)))
+    summary.update({"engine": "ns-2.35", "engine_wall_seconds": wall_seconds})
     result = Result(summary=summary, scenario_toml=resolved_toml)
     result._columns = {
         "flows": columns(flow_rows),
