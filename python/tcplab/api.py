@@ -78,7 +78,8 @@ def run(
     The Result has the same tables and says ``backend`` in its summary.
     """
     if backend not in BACKENDS:
-        raise ScenarioError(f"backend: '{backend}' is not a back-end; use {', '.join(repr(b) for b in BACKENDS)}")
+        choices = ", ".join(repr(b) for b in BACKENDS[:-1]) + f" or {BACKENDS[-1]!r}"
+        raise ScenarioError(f"backend: '{backend}' is not a back-end; use {choices}")
     if backend != "simulator":
         if algorithms:
             raise ScenarioError(f"algorithms: Python algorithms run on the simulator only, not on '{backend}'")
