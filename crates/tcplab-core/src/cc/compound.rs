@@ -247,16 +247,7 @@ mod tests {
     use crate::time::NANOS_PER_MILLI as MS;
 
     fn ctcp(cwnd: u32, dwnd: f64) -> Compound {
-        let mut c = Compound::new(
-            CompoundConfig::default(),
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
-        );
+        let mut c = Compound::new(CompoundConfig::default(), ConnectionInfo::new(1000, 10, 1));
         c.window.cwnd = cwnd;
         c.window.ssthresh = 10;
         c.dwnd = dwnd;
@@ -310,13 +301,7 @@ mod tests {
     fn options_low_window_and_gamma_tuning() {
         let mut c = Compound::new(
             CompoundConfig { low_window_rule: true, gamma_auto_tuning: true, ..CompoundConfig::default() },
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
+            ConnectionInfo::new(1000, 10, 1),
         );
         c.window.cwnd = 30;
         c.window.ssthresh = 10;

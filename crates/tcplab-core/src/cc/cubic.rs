@@ -480,16 +480,7 @@ mod tests {
     use super::*;
 
     fn cubic() -> Cubic {
-        Cubic::new(
-            CubicConfig::default(),
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
-        )
+        Cubic::new(CubicConfig::default(), ConnectionInfo::new(1000, 10, 1))
     }
 
     fn loss(cubic: &mut Cubic, now: SimTime) {
@@ -530,13 +521,7 @@ mod tests {
 
         let mut slow = Cubic::new(
             CubicConfig { fast_convergence: false, ..CubicConfig::default() },
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
+            ConnectionInfo::new(1000, 10, 1),
         );
         slow.window.cwnd = 100;
         loss(&mut slow, 0);

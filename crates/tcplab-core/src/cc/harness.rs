@@ -36,14 +36,7 @@ impl FakeSender {
         initial_window_segments: u32,
         rtt: SimDuration,
     ) -> Self {
-        let info = ConnectionInfo {
-            mss,
-            initial_window_segments,
-            initial_ssthresh_segments: None,
-            cwnd_clamp_segments: None,
-            seed: 1,
-        };
-        Self::with_info(name, params, info, rtt)
+        Self::with_info(name, params, ConnectionInfo::new(mss, initial_window_segments, 1), rtt)
     }
 
     /// A fake sender whose algorithm gets `info` (an initial ssthresh, a cwnd clamp).

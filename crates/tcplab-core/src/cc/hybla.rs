@@ -134,32 +134,14 @@ mod tests {
         s.advance(50 * NANOS_PER_MILLI);
         s.ack(1);
         assert_eq!(s.cwnd_segments(), 13.0);
-        let mut h = Hybla::new(
-            HyblaConfig::default(),
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
-        );
+        let mut h = Hybla::new(HyblaConfig::default(), ConnectionInfo::new(1000, 10, 1));
         h.rho = 1.1;
         assert!((h.increment() - 1.143_547).abs() < 1e-6);
     }
 
     #[test]
     fn congestion_avoidance_step_is_rho_squared_over_cwnd() {
-        let mut h = Hybla::new(
-            HyblaConfig::default(),
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
-        );
+        let mut h = Hybla::new(HyblaConfig::default(), ConnectionInfo::new(1000, 10, 1));
         h.rho = 4.0;
         h.window.cwnd = 80;
         h.window.ssthresh = 40;

@@ -176,6 +176,13 @@ pub struct ConnectionInfo {
     pub seed: u64,
 }
 
+impl ConnectionInfo {
+    /// A connection with no initial ssthresh (unbounded) and no cwnd clamp.
+    pub fn new(mss: u64, initial_window_segments: u32, seed: u64) -> Self {
+        Self { mss, initial_window_segments, initial_ssthresh_segments: None, cwnd_clamp_segments: None, seed }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub enum ParamKind {
     Float {
@@ -395,29 +402,13 @@ mod tests {
             }
             assert_eq!(fields.len(), algorithm.params.len(), "{}: a field has no spec", algorithm.name);
             // The defaults themselves pass validation.
-            assert!((algorithm.create)(
-                &defaults,
-                ConnectionInfo {
-                    mss: 1448,
-                    initial_window_segments: 10,
-                    initial_ssthresh_segments: None,
-                    cwnd_clamp_segments: None,
-                    seed: 1
-                }
-            )
-            .is_ok());
+            assert!((algorithm.create)(&defaults, ConnectionInfo::new(1448, 10, 1)).is_ok());
         }
     }
 
     #[test]
     fn bad_parameters_are_named() {
-        let info = ConnectionInfo {
-            mss: 1448,
-            initial_window_segments: 10,
-            initial_ssthresh_segments: None,
-            cwnd_clamp_segments: None,
-            seed: 1,
-        };
+        let info = ConnectionInfo::new(1448, 10, 1);
         let err = create("cubic", &serde_json::json!({"beta": 1.5}), info).err().unwrap();
         assert!(err.contains("beta = 1.5") && err.contains("out of range"), "{err}");
         let err = create("cubic", &serde_json::json!({"betta": 0.5}), info).err().unwrap();

@@ -83,13 +83,7 @@ pub fn exercise(name: &str, params: &Value, seed: u64, steps: usize) -> Result<(
 pub fn exercise_with(name: &str, params: &Value, choices: &mut dyn Choices, steps: usize) -> Result<(), String> {
     let Some(initial_window) = choices.below(20).map(|w| 1 + w as u32) else { return Ok(()) };
     // An algorithm that cannot be created is an error here, not the fake sender's panic.
-    let info = cc::ConnectionInfo {
-        mss: MSS,
-        initial_window_segments: initial_window,
-        initial_ssthresh_segments: None,
-        cwnd_clamp_segments: None,
-        seed: 1,
-    };
+    let info = cc::ConnectionInfo::new(MSS, initial_window, 1);
     cc::create(name, params, info).map(drop)?;
     let mut sender = FakeSender::new(name, params, MSS, initial_window, 50 * NANOS_PER_MILLI);
     check(&sender, name, 0)?;

@@ -508,16 +508,7 @@ mod tests {
     use crate::time::NANOS_PER_MILLI as MS;
 
     fn roccet() -> Roccet {
-        Roccet::new(
-            RoccetConfig::default(),
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
-        )
+        Roccet::new(RoccetConfig::default(), ConnectionInfo::new(1000, 10, 1))
     }
 
     #[test]
@@ -600,16 +591,7 @@ mod tests {
     #[test]
     fn the_rate_stalled_launch_test_waits_until_the_ack_rate_stops_growing() {
         let config = RoccetConfig { launch_ack_test: LaunchAckTest::RateStalled, ..RoccetConfig::default() };
-        let mut r = Roccet::new(
-            config,
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
-        );
+        let mut r = Roccet::new(config, ConnectionInfo::new(1000, 10, 1));
         r.cubic.window.cwnd = 10;
         r.observe_rtt(0, 50 * MS);
         // ACKs per interval grow 10, 20, 40, 80: slow start goes on despite the RTT.
@@ -675,13 +657,7 @@ mod tests {
     #[test]
     fn orbiter_period_counts_minimum_rtts_or_the_latest_rtt_capped_at_a_second() {
         const MS: u64 = NANOS_PER_MILLI;
-        let info = ConnectionInfo {
-            mss: 1000,
-            initial_window_segments: 10,
-            initial_ssthresh_segments: None,
-            cwnd_clamp_segments: None,
-            seed: 1,
-        };
+        let info = ConnectionInfo::new(1000, 10, 1);
         let mut by_min = Roccet::new(RoccetConfig::default(), info);
         let latest_config = RoccetConfig { orbiter_period_rtt: OrbiterPeriodRtt::Latest, ..RoccetConfig::default() };
         let mut by_latest = Roccet::new(latest_config, info);

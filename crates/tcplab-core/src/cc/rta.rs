@@ -350,16 +350,7 @@ mod tests {
     use crate::time::NANOS_PER_MILLI as MS;
 
     fn rta(config: RtaConfig) -> Rta {
-        Rta::new(
-            config,
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
-        )
+        Rta::new(config, ConnectionInfo::new(1000, 10, 1))
     }
 
     fn sample(r: &mut Rta, rtt_ms: u64) -> Option<&'static str> {

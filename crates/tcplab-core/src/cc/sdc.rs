@@ -190,16 +190,7 @@ mod tests {
     use crate::time::NANOS_PER_MILLI as MS;
 
     fn sdc(cwnd_packets: u64) -> Sdc {
-        let mut s = Sdc::new(
-            SdcConfig::default(),
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 2,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
-        );
+        let mut s = Sdc::new(SdcConfig::default(), ConnectionInfo::new(1000, 2, 1));
         s.window.cwnd = cwnd_packets * 1000;
         s.window.ssthresh = 2000;
         s.base_rtt = Some(100 * MS);

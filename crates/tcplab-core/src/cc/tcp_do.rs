@@ -312,16 +312,7 @@ mod tests {
     use crate::time::NANOS_PER_MICRO as US;
 
     fn tcp_do() -> TcpDo {
-        TcpDo::new(
-            TcpDoConfig::default(),
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
-        )
+        TcpDo::new(TcpDoConfig::default(), ConnectionInfo::new(1000, 10, 1))
     }
 
     #[test]
@@ -371,13 +362,7 @@ mod tests {
         // Per window: 7 segments at once when the window closes.
         let mut per_window = TcpDo::new(
             TcpDoConfig { calm_increase_per: CalmIncreasePer::Window, ..TcpDoConfig::default() },
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
+            ConnectionInfo::new(1000, 10, 1),
         );
         per_window.window.cwnd = 70_000;
         per_window.history = VecDeque::from(vec![1000 * US]);

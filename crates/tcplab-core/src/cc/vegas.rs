@@ -196,16 +196,7 @@ mod tests {
     }
 
     fn vegas_in_ca(cwnd: u32, ssthresh: u32) -> (Vegas, u64) {
-        let mut v = Vegas::new(
-            VegasConfig::default(),
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
-        );
+        let mut v = Vegas::new(VegasConfig::default(), ConnectionInfo::new(1000, 10, 1));
         v.window.cwnd = cwnd;
         v.window.ssthresh = ssthresh;
         v.base_rtt = Some(100 * MS);

@@ -146,16 +146,7 @@ mod tests {
     use crate::time::NANOS_PER_MILLI as MS;
 
     fn loss_at(cwnd: u32, rtt_ms: u64) -> u32 {
-        let mut v = Veno::new(
-            VenoConfig::default(),
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
-        );
+        let mut v = Veno::new(VenoConfig::default(), ConnectionInfo::new(1000, 10, 1));
         v.window.cwnd = cwnd;
         v.backlog_halves = backlog_halves(cwnd, 100 * MS, rtt_ms * MS);
         v.on_congestion_event(&CongestionEvent {

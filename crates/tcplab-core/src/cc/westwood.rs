@@ -164,16 +164,7 @@ mod tests {
 
     #[test]
     fn pipe_is_bandwidth_times_min_rtt() {
-        let mut w = Westwood::new(
-            WestwoodConfig::default(),
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
-        );
+        let mut w = Westwood::new(WestwoodConfig::default(), ConnectionInfo::new(1000, 10, 1));
         w.bw_est = 1.25e6; // 10 Mbit/s
         w.rtt_min = Some(100 * NANOS_PER_MILLI);
         assert_eq!(w.pipe_segments(), 125);
@@ -181,16 +172,7 @@ mod tests {
 
     #[test]
     fn two_stage_filter() {
-        let mut w = Westwood::new(
-            WestwoodConfig::default(),
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
-        );
+        let mut w = Westwood::new(WestwoodConfig::default(), ConnectionInfo::new(1000, 10, 1));
         w.filter(800.0);
         assert_eq!((w.bw_ns_est, w.bw_est), (800.0, 800.0));
         w.filter(1600.0);

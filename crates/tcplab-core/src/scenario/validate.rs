@@ -153,13 +153,7 @@ impl Scenario {
                 format!("a TCP flow needs an algorithm; available: {}", cc::available()),
             )
         })?;
-        let info = cc::ConnectionInfo {
-            mss: 1448,
-            initial_window_segments: 10,
-            initial_ssthresh_segments: None,
-            cwnd_clamp_segments: None,
-            seed: 1,
-        };
+        let info = cc::ConnectionInfo::new(1448, 10, 1);
         if !cc::exists(name) {
             return Err(ScenarioError::new(
                 format!("{key}.cc"),

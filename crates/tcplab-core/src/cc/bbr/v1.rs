@@ -549,16 +549,7 @@ mod tests {
     fn startup_leaves_after_three_rounds_without_25_percent_growth_then_drains() {
         // The fake sender's delivery rate is the window over the RTT; capping the window with a
         // fixed cwnd is not possible through the trait, so drive rate samples by hand.
-        let mut bbr = Bbr::new(
-            BbrConfig::default(),
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 3,
-            },
-        );
+        let mut bbr = Bbr::new(BbrConfig::default(), ConnectionInfo::new(1000, 10, 3));
         let mut delivered = 0u64;
         let mut now = 0;
         let mut ack = |bbr: &mut Bbr, rate: u64, in_flight: u64| {

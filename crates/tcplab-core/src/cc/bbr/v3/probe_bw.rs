@@ -229,16 +229,7 @@ mod tests {
     use crate::time::NANOS_PER_MILLI as MS;
 
     fn bbr3() -> Bbr3 {
-        let mut b = Bbr3::new(
-            Bbr3Config::default(),
-            ConnectionInfo {
-                mss: 1000,
-                initial_window_segments: 10,
-                initial_ssthresh_segments: None,
-                cwnd_clamp_segments: None,
-                seed: 1,
-            },
-        );
+        let mut b = Bbr3::new(Bbr3Config::default(), ConnectionInfo::new(1000, 10, 1));
         b.min_rtt = Some(10 * MS);
         b.bw_hi = [8_000_000, 0];
         b.cwnd = 40;
