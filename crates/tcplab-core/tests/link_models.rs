@@ -191,3 +191,26 @@ fn on_off_tcp_keeps_unsent_data_across_off_periods_when_asked() {
     assert!((64e6..67e6).contains(&kept), "kept: {kept}");
     assert!(discarded < 40e6, "discarded: {discarded}");
 }
+
+#[test]
+fn packets_queued_before_a_delay_step_but_leaving_after_it_take_the_new_delay() {
+    // 20 Mbit/s of 1500-byte datagrams into a 10 Mbit/s link (833 packets a second) whose delay
+    // steps from 10 ms to 500 ms at 1 s: about 833 packets are queued then. docs/scenarios.md:
+    // packets leaving after a step take the new delay. By 2 s, those that left before 1 s
+    // (about 833) and those that left from 1 s to 1.5 s (about 417) have arrived: about 1250.
+    // Had the queued packets kept the old delay, the 833 leaving from 1 s to 2 s would have
+    // arrived too: about 1666.
+    let results = run(r#"
+        [simulation]
+        duration = "2s"
+        [topology]
+        kind = "dumbbell"
+        bottleneck = { rate = "10Mbps", delay = "10ms", buffer = "5000p", forward = { delay_schedule = [{ at = "1s", delay = "500ms" }] } }
+        [[flows]]
+        protocol = "udp"
+        rate = "20Mbps"
+        packet_size = "1500B"
+    "#);
+    let delivered = results.flows.u64("bytes_delivered")[0] / 1472;
+    assert!((1230..=1270).contains(&delivered), "{delivered} datagrams delivered");
+}

@@ -114,7 +114,7 @@ pub struct Channel {
     trace: Option<DeliveryTrace>,
     queue: Box<dyn QueueDiscipline>,
     /// (time, new delay) pairs applied by `DelayChange` events.
-    pub delay_schedule: Vec<(SimTime, SimDuration)>,
+    delay_schedule: Vec<(SimTime, SimDuration)>,
     rng: SimRng,
     /// Exact RDC's virtual FIFO: its backlog in bits, and when it was last drained.
     virtual_backlog_bits: f64,
@@ -213,6 +213,15 @@ impl Channel {
         &self.loss
     }
 
+    pub fn set_delay_schedule(&mut self, schedule: Vec<(SimTime, SimDuration)>) {
+        self.delay_schedule = schedule;
+        self.refresh_paths();
+    }
+
+    pub fn delay_schedule(&self) -> &[(SimTime, SimDuration)] {
+        &self.delay_schedule
+    }
+
     pub fn rate_schedule(&self) -> &[(SimTime, u64)] {
         &self.rate_schedule
     }
@@ -240,8 +249,11 @@ impl Channel {
 
     /// Brings the two path summaries up to date after a feature changed.
     fn refresh_paths(&mut self) {
-        self.lazy_limit =
-            self.fifo_limit.filter(|_| self.trace.is_none() && self.rate_schedule.is_empty() && !self.rdc_stamp);
+        // Sending lazily fixes a packet's delay when it is queued; with a delay schedule a packet
+        // queued before a step but leaving after it must take the new delay.
+        self.lazy_limit = self.fifo_limit.filter(|_| {
+            self.trace.is_none() && self.rate_schedule.is_empty() && self.delay_schedule.is_empty() && !self.rdc_stamp
+        });
         self.plain_wire = self.capture.is_none()
             && self.outages.is_empty()
             && matches!(self.loss, LossModel::None)

@@ -231,7 +231,7 @@ pub(super) fn schedule_link_changes(network: &Network, events: &mut EventQueue) 
         for (step, &(at, _)) in channel.rate_schedule().iter().enumerate() {
             events.schedule(at, Event::RateChange { channel: index as u32, index: step as u32 });
         }
-        for (step, &(at, _)) in channel.delay_schedule.iter().enumerate() {
+        for (step, &(at, _)) in channel.delay_schedule().iter().enumerate() {
             events.schedule(at, Event::DelayChange { channel: index as u32, index: step as u32 });
         }
     }

@@ -123,7 +123,7 @@ pub(super) fn configure_direction(channel: &mut Channel, spec: &DirectionSpec) {
         spec.outages.iter().map(|o| Outage { start: o.at.nanos(), end: o.at.nanos() + o.duration.nanos() }).collect(),
     );
     channel.set_rate_schedule(spec.rate_schedule.iter().map(|s| (s.at.nanos(), s.rate.bps())).collect());
-    channel.delay_schedule = spec.delay_schedule.iter().map(|s| (s.at.nanos(), s.delay.nanos())).collect();
+    channel.set_delay_schedule(spec.delay_schedule.iter().map(|s| (s.at.nanos(), s.delay.nanos())).collect());
 }
 
 /// HARQ defaults: a 10% block error target for the first transmission (the usual LTE/NR link
