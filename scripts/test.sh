@@ -16,9 +16,9 @@ fi
 
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! command -v tshark >/dev/null \
     || ! command -v ip >/dev/null || ! command -v sysctl >/dev/null || ! command -v pgrep >/dev/null \
-    || ! command -v ns >/dev/null; then
+    || ! command -v ns >/dev/null || ! command -v g++ >/dev/null; then
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver tshark iproute2 procps ns2 >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver tshark iproute2 procps ns2 g++ >/dev/null
 fi
 
 python3 -m pip install --quiet --upgrade pip

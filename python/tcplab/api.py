@@ -14,7 +14,7 @@ from tcplab.python_cc import register_algorithm
 from tcplab.result import Result
 from tcplab.scenario import ScenarioWarning, apply_overrides, load_scenario, to_json
 
-BACKENDS = ("simulator", "linux", "ns2")
+BACKENDS = ("simulator", "linux", "ns2", "ns3")
 # Shortcuts for the most common overrides; any other keyword uses "__" for the dots of a key.
 _SHORTCUTS = {"duration": "simulation.duration", "seed": "simulation.seed", "run_index": "simulation.run"}
 
@@ -74,7 +74,8 @@ def run(
 
     ``backend="linux"`` runs the scenario on this machine's kernel instead: real TCP connections
     between network namespaces, the links emulated by tcplab (root needed; real time passes;
-    docs/linux-backend.md). ``backend="ns2"`` runs it on Debian's ns-2.35 (docs/ns2-backend.md).
+    docs/linux-backend.md). ``backend="ns2"`` runs it on Debian's ns-2.35 (docs/ns2-backend.md), ``backend="ns3"`` on
+    ns-3 3.44 from the ns3 wheel (docs/ns3-backend.md).
     The Result has the same tables and says ``backend`` in its summary.
     """
     if backend not in BACKENDS:
@@ -89,6 +90,10 @@ def run(
             from tcplab.backends.linux import run_on_linux
 
             return run_on_linux(text, progress)
+        if backend == "ns3":
+            from tcplab.backends.ns3 import run_on_ns3
+
+            return run_on_ns3(text, progress)
         from tcplab.backends.ns2 import run_on_ns2
 
         return run_on_ns2(text, progress)

@@ -40,10 +40,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true",
                      help="print a JSON summary (run, flows, links) on standard output and nothing else")
     run.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    run.add_argument("--backend", choices=["simulator", "linux", "ns2"], default="simulator",
+    run.add_argument("--backend", choices=["simulator", "linux", "ns2", "ns3"], default="simulator",
                      help="simulator (default); linux: kernel TCP between network namespaces, tcplab's link "
                      "emulator between them (root; takes the scenario's duration in real time); ns2: Debian's "
-                     "ns-2.35 runs the scenario as a TCL script (docs/ns2-backend.md)")
+                     "ns-2.35 runs the scenario as a TCL script (docs/ns2-backend.md); ns3: ns-3 3.44 from the ns3 wheel "
+                     "(docs/ns3-backend.md)")
 
     validate = commands.add_parser("validate", help="check a scenario and print it with every default filled in")
     validate.add_argument("scenario", help="scenario TOML file")
@@ -190,6 +191,9 @@ def _backend_errors() -> tuple[type, ...]:
     ns2 = sys.modules.get("tcplab.backends.ns2")
     if ns2 is not None:
         errors += (ns2.Ns2Unavailable, ns2.Ns2Failed)
+    ns3 = sys.modules.get("tcplab.backends.ns3")
+    if ns3 is not None:
+        errors += (ns3.Ns3Unavailable, ns3.Ns3Failed)
     return errors
 
 
@@ -294,7 +298,7 @@ def _print_summary(result, wall_seconds: float) -> None:
             f"(kernel TCP; tcplab's link emulator, late by {s['emulator_lateness_p99_ms']:.3f} ms at p99), "
             f"{wall_seconds:.1f} s in all; Jain's fairness {s['jain_fairness']:.3f}"
         )
-    elif s.get("backend") == "ns2":
+    elif s.get("backend") in ("ns2", "ns3"):
         console.print(
             f"[bold]{s.get('scenario') or 'scenario'}[/bold]: {s['simulated_seconds']:.1f} s simulated by "
             f"{s['engine']} in {s['engine_wall_seconds']:.2f} s (seed {s['seed']}, run {s['run']}); "

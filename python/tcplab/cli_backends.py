@@ -1,6 +1,6 @@
 """The ``tcplab`` commands of the back-ends: ``compare-backends`` (a scenario on the simulator and
-on the kernel or ns-2, side by side) and ``lab cleanup`` (what a killed Linux run left behind).
-``tcplab run --backend linux|ns2`` is ``run``'s own option."""
+on the kernel, ns-2 or ns-3, side by side) and ``lab cleanup`` (what a killed Linux run left behind).
+``tcplab run --backend linux|ns2|ns3`` is ``run``'s own option."""
 
 from __future__ import annotations
 
@@ -12,15 +12,16 @@ from pathlib import Path
 
 def add_parsers(commands) -> None:
     compare = commands.add_parser(
-        "compare-backends", help="run a scenario on the simulator and on this machine's kernel (root) or ns-2, and compare",
+        "compare-backends", help="run a scenario on the simulator and on this machine's kernel (root), ns-2 or ns-3, and compare",
         description="Writes both runs' tables, comparison.csv (flows), links.csv, comparison.md and overlay.png (cwnd "
         "and RTT of each flow, solid simulator, dashed the other engine) to --out, and prints the tables.",
     )
     compare.add_argument("scenario", help="scenario TOML file (a dumbbell or chain)")
     compare.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                          help="override a scenario key (repeatable)")
-    compare.add_argument("--backend", choices=["linux", "ns2"], default="linux",
-                         help="the engine beside the simulator: linux (kernel TCP, root; default) or ns2 (Debian's ns-2.35)")
+    compare.add_argument("--backend", choices=["linux", "ns2", "ns3"], default="linux",
+                         help="the engine beside the simulator: linux (kernel TCP, root; default), ns2 (Debian's "
+                         "ns-2.35) or ns3 (ns-3 3.44)")
     compare.add_argument("--warm-up", metavar="DURATION",
                          help="leave the first DURATION out of the RTT percentiles (default: none)")
     compare.add_argument("--out", type=Path, help="output directory (default: results/<scenario name>-backends)")

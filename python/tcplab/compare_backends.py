@@ -1,5 +1,5 @@
 """One scenario on two back-ends, side by side: the simulator and another engine (the machine's
-own kernel, or ns-2).
+own kernel, ns-2 or ns-3).
 
 The flows table has, per flow and for all flows together, goodput, the median and 95th
 percentile of the smoothed RTT, retransmitted segments and timeouts, each with the other
@@ -24,7 +24,7 @@ from tcplab.result import Result
 
 
 # Engines a scenario can be compared with, and how tables and figures name them.
-ENGINE_NAMES = {"linux": "Linux", "ns2": "ns-2"}
+ENGINE_NAMES = {"linux": "Linux", "ns2": "ns-2", "ns3": "ns-3"}
 FLOW_METRICS = ("goodput_mbps", "rtt_p50_ms", "rtt_p95_ms", "retransmitted_segments", "timeouts",
                 "timeouts_after_loss")
 LINK_METRICS = ("queue_drops", "ecn_marks", "queue_delay_mean_ms")

@@ -101,6 +101,8 @@ def _run_sections(result: Result) -> tuple[str, str]:
         facts = f"on the Linux kernel {summary.get('kernel', '')} (real TCP, emulated links), " + facts
     elif summary.get("backend") == "ns2":
         facts = f"on {summary.get('engine', 'ns-2')} (the scenario as a TCL script), " + facts
+    elif summary.get("backend") == "ns3":
+        facts = f"on {summary.get('engine', 'ns-3')} (the scenario as an ns-3 program), " + facts
     parts = [
         f"<p>{html.escape(facts)}; Jain's fairness index {summary.get('jain_fairness', float('nan')):.3f}.</p>",
         "<h2>Flows</h2>" + _table(_flow_view(result.flows)),

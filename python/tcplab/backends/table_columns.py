@@ -61,3 +61,21 @@ def jain(values: list[float]) -> float:
     if not values or not any(values):
         return NAN
     return sum(values) ** 2 / (len(values) * sum(v * v for v in values))
+
+
+def queue_series(channels: list[dict[str, Any]], rows: dict[int, list]) -> list[dict[str, Any]]:
+    """The queues table from each channel's samples (time, [packets, bytes, cumulative bytes
+    transmitted]): the transmitted bytes become the throughput of each interval."""
+    out = []
+    for index, channel in enumerate(channels):
+        previous, previous_time = 0, None
+        for t, (packets, size, departed) in rows.get(index, []):
+            interval = t - previous_time if previous_time is not None else None
+            out.append({
+                "time_s": t, "link": channel["link"], "direction": channel["direction"],
+                "queue_packets": int(packets), "queue_bytes": int(size),
+                "throughput_bps": (departed - previous) * 8 / interval if interval else 0.0,
+            })
+            previous, previous_time = departed, t
+    out.sort(key=lambda row: row["time_s"])
+    return out

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tcplab._core import ScenarioError
+from tcplab.backends.preflight_common import check_link_features, links
+from tcplab.backends.preflight_common import show as _show
 
 INSTALL_HINT = "install Debian's ns-2.35 with 'apt-get install ns2' (the test setup does)"
 
@@ -261,20 +263,13 @@ def check_params(cc: str, module: str | None, params: dict[str, Any], key: str) 
     return module_values
 
 
-# Link keys whose features only tcplab's own engines model.
-_LINK_FEATURES = ("jitter", "outages", "trace", "rate_schedule", "delay_schedule")
-
-
 def check_scenario(scenario: dict[str, Any]) -> None:
     """Refuses, by key, what ns-2 cannot express. ``scenario`` is resolved (defaults filled)."""
     if scenario["simulation"].get("capture"):
         raise ScenarioError("simulation.capture: the ns-2 back-end writes no captures; remove the key")
-    for key, link in _links(scenario):
+    check_link_features(scenario, "ns-2")
+    for key, link in links(scenario):
         for direction_key, direction in [(key, link)] + [(f"{key}.{d}", link[d]) for d in ("forward", "reverse") if d in link]:
-            for feature in _LINK_FEATURES:
-                if direction.get(feature):
-                    raise ScenarioError(f"{direction_key}.{feature}: the ns-2 back-end cannot express {feature.replace('_', ' ')}s; "
-                                        "remove the key to run on ns-2")
             loss = direction.get("loss")
             if loss and loss.get("model") != "bernoulli":
                 raise ScenarioError(f"{direction_key}.loss.model: '{loss.get('model')}' cannot run on ns-2 (the back-end "
@@ -300,59 +295,3 @@ def check_scenario(scenario: dict[str, Any]) -> None:
                                     "only (FTP); remove the key")
         if flow.get("protocol") == "udp" and flow.get("on") is not None:
             raise ScenarioError(f"flows[{index}].on: the ns-2 back-end runs constant-bit-rate UDP only; remove the key")
-
-
-def check_routes(network: dict[str, Any]) -> None:
-    """Refuses a network in which a flow's data or ACKs have two paths of fewest hops: ns-2 routes
-    by hop count alone, the simulator then by propagation delay, so they could take different
-    paths."""
-    neighbours: dict[int, list[int]] = {}
-    for channel in network["channels"]:
-        neighbours.setdefault(channel["from"], []).append(channel["to"])
-    names = [node["name"] for node in network["nodes"]]
-    for flow in network["flows"]:
-        for source, destination in ((flow["source"], flow["sink"]), (flow["sink"], flow["source"])):
-            if _shortest_paths(neighbours, source, destination) > 1:
-                raise ScenarioError(
-                    f"topology.links: {names[source]} reaches {names[destination]} (flow {flow['name']}) over more than "
-                    "one path of fewest hops; ns-2 routes by hops alone and could take another path than the "
-                    "simulator, which prefers the least delay: remove a link or lengthen one path")
-
-
-def _shortest_paths(neighbours: dict[int, list[int]], source: int, destination: int) -> int:
-    """How many paths of fewest hops lead from source to destination (breadth first)."""
-    depth, count, frontier = {source: 0}, {source: 1}, [source]
-    while frontier and destination not in depth:
-        following = []
-        for node in frontier:
-            for neighbour in neighbours.get(node, []):
-                if neighbour not in depth:
-                    depth[neighbour] = depth[node] + 1
-                    count[neighbour] = 0
-                    following.append(neighbour)
-                if depth[neighbour] == depth[node] + 1:
-                    count[neighbour] += count[node]
-        frontier = following
-    return count.get(destination, 0)
-
-
-def _links(scenario: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    topology = scenario["topology"]
-    links = []
-    for name in ("bottleneck", "access"):
-        if isinstance(topology.get(name), dict):
-            links.append((f"topology.{name}", topology[name]))
-    for list_key in ("hops", "links"):
-        for index, link in enumerate(topology.get(list_key) or []):
-            links.append((f"topology.{list_key}[{index}]", link))
-    for index, access in enumerate(topology.get("access_links") or []):
-        links.append((f"topology.access_links[{index}]", access))
-    return links
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f'"{value}"'
-    return str(value)

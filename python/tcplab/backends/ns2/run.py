@@ -4,7 +4,6 @@ and read back into the simulator's tables."""
 from __future__ import annotations
 
 import json
-import subprocess
 import tempfile
 import time
 import tomllib
@@ -14,12 +13,10 @@ from typing import Any
 from tcplab import _core
 from tcplab._core import ScenarioError
 from tcplab.backends.ns2 import preflight
+from tcplab.backends.preflight_common import check_routes
 from tcplab.backends.ns2.script import FlowPlan, write_script
 from tcplab.backends.ns2.tables import build_result
-
-# Lines of ns-2's own output kept for an error message.
-KEPT_OUTPUT_LINES = 20
-
+from tcplab.backends.engine_process import last_lines, run_with_progress
 
 class Ns2Failed(RuntimeError):
     """ns-2 exited with an error; the message has its last lines of output."""
@@ -33,7 +30,7 @@ def run_on_ns2(scenario_json: str, progress: bool = False, keep: Path | None = N
     scenario = tomllib.loads(resolved_toml)
     preflight.check_scenario(scenario)
     network = json.loads(_core.network(scenario_json))
-    preflight.check_routes(network)
+    check_routes(network, "ns-2")
     plans = flow_plans(network, scenario)
     with tempfile.TemporaryDirectory(prefix="tcplab-ns2-") as scratch:
         directory = Path(keep) if keep is not None else Path(scratch)
@@ -74,37 +71,7 @@ def flow_plans(network: dict[str, Any], scenario: dict[str, Any]) -> list[FlowPl
 
 
 def _run_ns(ns: str, script: Path, output: Path, duration_s: float, progress: bool) -> None:
-    """Runs ns on the script; its standard error carries a 'progress T' line per sample."""
-    bar = _progress_bar(duration_s) if progress else None
-    with output.open("w", encoding="utf-8") as log:
-        process = subprocess.Popen([ns, str(script)], stdout=log, stderr=subprocess.PIPE, text=True,
-                                   cwd=script.parent)
-        try:
-            for line in process.stderr:
-                if line.startswith("progress "):
-                    if bar is not None:
-                        bar[0].update(bar[1], completed=float(line.split()[1]))
-                    continue
-                log.write(line)
-            code = process.wait()
-        except BaseException:
-            process.kill()
-            process.wait()
-            raise
-        finally:
-            if bar is not None:
-                bar[0].stop()
+    code = run_with_progress([ns, str(script)], output, duration_s, progress, "ns-2", cwd=script.parent)
     if code != 0:
         # ns-2 reports TCL errors on standard output and C++ ones on standard error: the log has both.
-        last_lines = output.read_text(encoding="utf-8", errors="replace").splitlines()[-KEPT_OUTPUT_LINES:]
-        raise Ns2Failed(f"ns-2 exited with code {code} on {script}:\n" + "\n".join(last_lines))
-
-
-def _progress_bar(total_s: float) -> tuple[Any, Any]:
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    bar = Progress(TextColumn("ns-2"), BarColumn(), TextColumn("{task.completed:.1f} / {task.total:.1f} s simulated"),
-                   TimeElapsedColumn(), TimeRemainingColumn(), transient=True)
-    task = bar.add_task("ns-2", total=total_s)
-    bar.start()
-    return bar, task
+        raise Ns2Failed(f"ns-2 exited with code {code} on {script}:\n" + last_lines(output))

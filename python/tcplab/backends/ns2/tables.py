@@ -16,7 +16,7 @@ import math
 from collections import defaultdict
 from typing import Any
 
-from tcplab.backends.table_columns import NAN, columns, empty_events, quantile
+from tcplab.backends.table_columns import NAN, columns, empty_events, quantile, queue_series
 from tcplab.backends.table_columns import summary as base_summary
 from tcplab.result import Result
 
@@ -34,7 +34,7 @@ def build_result(scenario: dict[str, Any], resolved_toml: str, network: dict[str
         series += _series(flow, rows)
     series.sort(key=lambda row: (row["time_s"], row["flow_id"]))
     links = [_link_row(index, channel, parsed["L"][index], nodes, duration) for index, channel in enumerate(network["channels"])]
-    queues = _queue_series(network["channels"], parsed["Q"])
+    queues = queue_series(network["channels"], parsed["Q"])
     names = {flow["flow_id"]: flow["name"] for flow in network["flows"]}
     events = [{"time_s": t, "flow_id": i, "name": names[i], "event": event} for t, i, event in parsed["E"]]
     events += [{"time_s": t, "flow_id": i, "name": names[i], "event": "timeout"}
@@ -201,19 +201,3 @@ def _link_row(index: int, channel: dict[str, Any], values: list[float], nodes: l
         "queue_delay_mean_ms": delay_mean_s * 1000 if delay_count else NAN,
         "queue_delay_p50_ms": NAN, "queue_delay_p95_ms": NAN, "queue_delay_p99_ms": NAN,
     }
-
-
-def _queue_series(channels: list[dict[str, Any]], rows: dict[int, list]) -> list[dict[str, Any]]:
-    out = []
-    for index, channel in enumerate(channels):
-        previous, previous_time = 0, None
-        for t, (packets, size, departed) in rows.get(index, []):
-            interval = t - previous_time if previous_time is not None else None
-            out.append({
-                "time_s": t, "link": channel["link"], "direction": channel["direction"],
-                "queue_packets": int(packets), "queue_bytes": int(size),
-                "throughput_bps": (departed - previous) * 8 / interval if interval else 0.0,
-            })
-            previous, previous_time = departed, t
-    out.sort(key=lambda row: row["time_s"])
-    return out

@@ -1,0 +1,197 @@
+"""An ns-3 run's output (engine.cc's samples.txt and its per-flow RTT and per-channel queue-delay
+files) as the simulator's tables (docs/results.md), so plots, reports, sweeps and comparisons
+read it like any run. What ns-3 does not expose is NaN; docs/ns3-backend.md lists each column's
+source.
+
+- flows: bytes delivered as the receiving application read them (ns-3 hands data over in order,
+  each byte once); segments sent and retransmitted from the socket's `Tx` and `Retransmission`
+  traces; timeouts, fast recoveries and ECN reductions from what the socket tells the congestion
+  control (CA_LOSS, CA_RECOVERY, CA_CWR); RTT percentiles from every `LastRTT` sample; lost
+  packets from the drops of the flow's data packets anywhere in the network.
+- links: each direction's queue (the device queue, or the queue disc above it) and device traces;
+  drops and marks by ns-3's own reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tcplab.backends.table_columns import NAN, columns, empty_events, quantile, queue_series
+from tcplab.backends.table_columns import summary as base_summary
+from tcplab.result import Result
+
+# ns-3's drop reasons that an AQM decides at dequeue (codel-queue-disc.h:93-100; FqCoDel prefixes
+# its children's reasons): tcplab's `aqm_drops`. RED's early drops are "Unforced drop"
+# (red-queue-disc.h:186). Every other drop is the buffer's: `queue_drops`.
+AQM_DROP_MARKER = "Target_exceeded"
+EARLY_DROP = "Unforced_drop"
+
+
+def build_result(scenario: dict[str, Any], resolved_toml: str, network: dict[str, Any], directory: Path,
+                 wall_seconds: float) -> Result:
+    parsed = _parse((directory / "samples.txt").read_text(encoding="utf-8"))
+    duration = network["duration_ns"] / 1e9
+    nodes = [node["name"] for node in network["nodes"]]
+    flow_rows, series = [], []
+    for flow in network["flows"]:
+        rows = parsed["samples"].get(flow["flow_id"], [])
+        flow_rows.append(_flow_row(flow, rows, parsed, nodes, duration, directory))
+        series += _series(flow, rows)
+    series.sort(key=lambda row: (row["time_s"], row["flow_id"]))
+    links = [_link_row(index, channel, parsed, nodes, duration, directory)
+             for index, channel in enumerate(network["channels"])]
+    queues = queue_series(network["channels"], parsed["Q"])
+    names = {flow["flow_id"]: flow["name"] for flow in network["flows"]}
+    events = [{"time_s": t, "flow_id": i, "name": names[i], "event": event} for t, i, event in parsed["E"]]
+    events.sort(key=lambda row: (row["time_s"], row["flow_id"]))
+    summary = base_summary(scenario, "ns3", duration, flow_rows, int(sum(row["transmitted_packets"] for row in links)))
+    summary.update({"engine": "ns-3.44", "engine_wall_seconds": wall_seconds})
+    result = Result(summary=summary, scenario_toml=resolved_toml)
+    result._columns = {
+        "flows": columns(flow_rows),
+        "links": columns(links),
+        "timeseries": columns(series),
+        "queues": columns(queues),
+        "events": columns(events) if events else empty_events(),
+    }
+    return result
+
+
+def _parse(samples: str) -> dict[str, Any]:
+    parsed: dict[str, Any] = {"samples": defaultdict(list), "Q": defaultdict(list), "E": [], "T": {}, "S": {}, "L": {},
+                              "D": defaultdict(dict)}
+    for line in samples.splitlines():
+        kind, *fields = line.split()
+        if kind in ("F", "U"):
+            parsed["samples"][int(fields[1])].append((float(fields[0]), fields[2:]))
+        elif kind == "Q":
+            parsed["Q"][int(fields[1])].append((float(fields[0]), [int(v) for v in fields[2:]]))
+        elif kind == "E":
+            parsed["E"].append((float(fields[0]), int(fields[1]), fields[2]))
+        elif kind in ("T", "S", "L"):
+            parsed[kind][int(fields[0])] = [int(v) for v in fields[1:]]
+        elif kind == "D":
+            parsed["D"][int(fields[0])][(fields[1], fields[2])] = int(fields[3])
+    return parsed
+
+
+def _samples(path: Path) -> np.ndarray:
+    return np.fromfile(path, dtype=np.float64) if path.exists() else np.array([], dtype=np.float64)
+
+
+def _flow_row(flow: dict[str, Any], rows: list, parsed: dict[str, Any], nodes: list[str], duration: float,
+              directory: Path) -> dict[str, Any]:
+    flow_id = flow["flow_id"]
+    start = flow["start_ns"] / 1e9
+    tcp = flow["protocol"] == "tcp"
+    row = {
+        "flow_id": flow_id, "name": flow["name"], "protocol": flow["protocol"], "cc": flow.get("cc") or "",
+        "source": nodes[flow["source"]], "destination": nodes[flow["sink"]], "start_s": start,
+        "base_rtt_ms": flow["base_rtt_ns"] / 1e6,
+        "packet_payload_bytes": flow["tcp"]["mss"] if tcp else flow["datagram_bytes"],
+        "size_bytes": float(flow["size_bytes"]) if flow.get("size_bytes") is not None else NAN,
+    }
+    if tcp:
+        (sent_packets, sent_bytes, rexmit_packets, rexmit_bytes, timeouts, recoveries, ecn, lost, completed_ns,
+         delivered) = parsed["T"][flow_id]
+        completed = completed_ns / 1e9 if completed_ns >= 0 else None
+        active = max((completed if completed is not None else duration) - start, 1e-9)
+        rtt_ms = _samples(directory / f"rtt-{flow_id}.f64") * 1000
+        row.update({
+            "bytes_delivered": delivered, "goodput_bps": delivered * 8 / active,
+            "bytes_sent": sent_bytes, "throughput_bps": sent_bytes * 8 / active, "packets_sent": sent_packets,
+            "retransmitted_segments": rexmit_packets, "retransmitted_bytes": rexmit_bytes,
+            "timeouts": timeouts, "timeouts_after_loss": NAN, "fast_recoveries": recoveries, "ecn_reductions": ecn,
+            "rtt_mean_ms": float(rtt_ms.mean()) if rtt_ms.size else NAN,
+            "rtt_min_ms": float(rtt_ms.min()) if rtt_ms.size else NAN,
+            "rtt_p50_ms": _quantile(rtt_ms, 0.5), "rtt_p95_ms": _quantile(rtt_ms, 0.95),
+            "rtt_p99_ms": _quantile(rtt_ms, 0.99),
+            "completion_time_s": completed - start if completed is not None else NAN,
+            "duplicate_bytes": NAN, "packets_lost": lost, "loss_ratio": lost / sent_packets if sent_packets else NAN,
+        })
+    else:
+        sent, lost = parsed["S"][flow_id]
+        delivered = int(rows[-1][1][0]) if rows else 0
+        active = max(duration - start, 1e-9)
+        row.update({
+            "bytes_delivered": delivered, "goodput_bps": delivered * 8 / active,
+            "bytes_sent": sent * flow["datagram_bytes"], "throughput_bps": sent * flow["datagram_bytes"] * 8 / active,
+            "packets_sent": sent, "retransmitted_segments": 0, "retransmitted_bytes": 0, "timeouts": 0,
+            "timeouts_after_loss": 0, "fast_recoveries": 0, "ecn_reductions": 0, "rtt_mean_ms": NAN,
+            "rtt_min_ms": NAN, "rtt_p50_ms": NAN, "rtt_p95_ms": NAN, "rtt_p99_ms": NAN, "completion_time_s": NAN,
+            "duplicate_bytes": 0, "packets_lost": lost, "loss_ratio": lost / sent if sent else NAN,
+        })
+    row.update({"one_way_delay_mean_ms": NAN, "one_way_delay_p50_ms": NAN, "one_way_delay_p95_ms": NAN})
+    return row
+
+
+def _quantile(values: np.ndarray, q: float) -> float:
+    # Three significant digits, as the simulator reports percentiles.
+    value = quantile(values.tolist(), q) if values.size else NAN
+    return float(f"{value:.3g}") if math.isfinite(value) else NAN
+
+
+def _number(text: str) -> float:
+    value = float(text)
+    return value if math.isfinite(value) else NAN
+
+
+def _series(flow: dict[str, Any], rows: list) -> list[dict[str, Any]]:
+    """One row per sample: ns-3's cwnd, ssthresh (NaN while unbounded), smoothed RTT, bytes in
+    flight (the SACK pipe) and congestion state, read from the connection's TcpSocketState."""
+    out, previous, previous_time = [], 0, None
+    tcp = flow["protocol"] == "tcp"
+    for t, values in rows:
+        delivered = int(values[4] if tcp else values[0])
+        interval = t - previous_time if previous_time is not None else None
+        throughput = (delivered - previous) * 8 / interval if interval else 0.0
+        row = {"time_s": t, "flow_id": flow["flow_id"], "name": flow["name"]}
+        if tcp:
+            cwnd, ssthresh, srtt, flight = (_number(v) for v in values[:4])
+            row.update({
+                "cwnd_bytes": cwnd, "ssthresh_bytes": ssthresh, "srtt_ms": srtt * 1000 if srtt > 0 else NAN,
+                "in_flight_bytes": flight, "delivery_rate_bps": NAN, "throughput_bps": throughput,
+                "state": values[5] if values[5] != "none" else "slow_start",
+            })
+        else:
+            row.update({
+                "cwnd_bytes": NAN, "ssthresh_bytes": NAN, "srtt_ms": NAN, "in_flight_bytes": NAN,
+                "delivery_rate_bps": NAN, "throughput_bps": throughput,
+                "state": "on" if t >= flow["start_ns"] / 1e9 else "off",
+            })
+        out.append(row)
+        previous, previous_time = delivered, t
+    return out
+
+
+def _link_row(index: int, channel: dict[str, Any], parsed: dict[str, Any], nodes: list[str], duration: float,
+              directory: Path) -> dict[str, Any]:
+    offered, transmitted, transmitted_bytes, delivered, wire_losses, queued, max_packets, max_bytes = parsed["L"][index]
+    reasons = parsed["D"].get(index, {})
+    drops = {reason: count for (what, reason), count in reasons.items() if what == "drop"}
+    aqm_drops = sum(count for reason, count in drops.items() if AQM_DROP_MARKER in reason)
+    early_drops = drops.get(EARLY_DROP, 0)
+    queue = channel["queue"]
+    buffer = f"{queue['limit_packets']}p" if queue["limit_packets"] is not None else f"{queue['limit_bytes']}B"
+    delays_ms = _samples(directory / f"queue-delay-{index}.f64") * 1000
+    return {
+        "link": channel["link"], "direction": channel["direction"],
+        "from": nodes[channel["from"]], "to": nodes[channel["to"]], "rate_bps": int(channel["rate_bps"]),
+        "delay_ms": channel["delay_ns"] / 1e6, "buffer": buffer,
+        # Time on the wire over the run: every transmitted byte (2-byte PPP header included) at the rate.
+        "utilization": transmitted_bytes * 8 / channel["rate_bps"] / duration,
+        "throughput_bps": transmitted_bytes * 8 / duration,
+        "offered_packets": offered, "transmitted_packets": transmitted, "transmitted_bytes": transmitted_bytes,
+        "delivered_packets": delivered, "queue_drops": sum(drops.values()) - aqm_drops, "early_drops": early_drops,
+        "aqm_drops": aqm_drops, "wire_losses": wire_losses,
+        "ecn_marks": sum(count for (what, _), count in reasons.items() if what == "mark"),
+        "queued_packets": queued, "max_queue_packets": max_packets, "max_queue_bytes": max_bytes,
+        "queue_delay_mean_ms": float(delays_ms.mean()) if delays_ms.size else NAN,
+        "queue_delay_p50_ms": _quantile(delays_ms, 0.5), "queue_delay_p95_ms": _quantile(delays_ms, 0.95),
+        "queue_delay_p99_ms": _quantile(delays_ms, 0.99),
+    }

@@ -1,0 +1,185 @@
+"""The ns-3 back-end on real ns-3 3.44 (the `ns3` wheel, which the project's test extra installs):
+short scenarios, their tables checked against conservation and against each other, and the
+refusals of what ns-3 cannot express."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib import metadata
+
+import pandas as pd
+import pytest
+
+import tcplab
+from tcplab.backends.ns3 import Ns3Unavailable, build
+
+
+def scenario(flows: str, bottleneck: str = 'rate = "10Mbps", delay = "20ms", buffer = "30p"', duration: str = "5s",
+             tcp: str = 'profile = "ns3"\nmss = "1448B"\nreceive_window = "1MB"') -> str:
+    return f"""
+name = "ns3-test"
+[simulation]
+duration = "{duration}"
+sample_interval = "100ms"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ {bottleneck} }}
+access = {{ rate = "100Mbps", delay = "1ms", buffer = "1000p" }}
+[tcp]
+{tcp}
+{flows}
+"""
+
+
+TWO_CUBIC = scenario('[[flows]]\ncc = "cubic"\ncount = 2\nstart_spread = "1s"\n')
+
+
+def conserved(links: pd.DataFrame) -> None:
+    """Every packet offered to a queue left it, was dropped or is still there, and every packet
+    transmitted arrived, was lost on the wire or is still propagating (at most a link's worth)."""
+    for row in links.to_dict(orient="records"):
+        assert row["offered_packets"] == (row["transmitted_packets"] + row["queue_drops"] + row["aqm_drops"]
+                                          + row["queued_packets"]), row
+        in_flight = row["transmitted_packets"] - row["delivered_packets"] - row["wire_losses"]
+        assert 0 <= in_flight <= row["rate_bps"] * row["delay_ms"] / 1000 / (8 * 40) + 2, row
+
+
+def test_two_flows_fill_every_table_and_conserve_packets():
+    result = tcplab.run(TWO_CUBIC, backend="ns3")
+    assert result.summary["backend"] == "ns3" and result.summary["engine"] == "ns-3.44"
+    flows, links = result.flows, result.links
+    assert list(flows["name"]) == ["cubic-0", "cubic-1"]
+    assert (flows["bytes_delivered"] > 500_000).all()
+    assert (flows["bytes_delivered"] <= flows["bytes_sent"]).all()
+    conserved(links)
+    bottleneck = links[(links["link"] == "bottleneck") & (links["direction"] == "forward")].iloc[0]
+    # A 1 MB window on a 30-packet buffer: the buffer overflows, and the flows repair every loss.
+    assert bottleneck["queue_drops"] > 0 and bottleneck["max_queue_packets"] == 30
+    assert flows["retransmitted_segments"].sum() >= bottleneck["queue_drops"] * 0.5
+    assert flows["packets_lost"].sum() == bottleneck["queue_drops"]
+    assert flows["fast_recoveries"].sum() > 0
+    # Goodput cannot exceed the bottleneck: 10 Mbit/s of 1502-byte frames carrying 1448 bytes.
+    assert flows["goodput_bps"].sum() <= 10e6 * 1448 / 1502
+    # Per-ACK RTTs (whole milliseconds: ns-3 takes them from timestamps) from the base RTT
+    # (44 ms) up; the median below base plus a full buffer (30 x 1.2 ms). The tail holds the
+    # samples of ACKs the receiver delayed (up to 200 ms) and of repaired holes.
+    assert ((flows["rtt_min_ms"] >= 44) & (flows["rtt_p50_ms"] <= 44 + 30 * 1.21 + 1)).all()
+    series = result.timeseries
+    assert set(series["state"]) <= {"slow_start", "congestion_avoidance", "recovery"}
+    assert series["cwnd_bytes"].max() > 100_000 and series["srtt_ms"].min() >= 44
+    # The queue samples never exceed the buffer; the interval throughputs add up to the bytes sent.
+    queue = result.queues[(result.queues["link"] == "bottleneck") & (result.queues["direction"] == "forward")]
+    assert queue["queue_packets"].max() <= 30
+    assert queue["throughput_bps"].sum() * 0.1 / 8 <= bottleneck["transmitted_bytes"]
+
+
+def test_the_same_file_on_ns3_and_the_simulator_agrees_on_a_long_flow():
+    """One NewReno flow with a window below the bottleneck's: both engines deliver the window
+    per RTT, so their goodputs agree within a few percent. ns-3 takes RTT samples from timestamps
+    in whole milliseconds, echoing the older of two delayed-ACKed segments, so its median sits
+    a few percent higher (docs/ns3-backend.md)."""
+    text = scenario('[[flows]]\ncc = "newreno"\n', tcp='profile = "ns3"\nmss = "1448B"\nreceive_window = "40000B"',
+                    duration="5s")
+    simulator = tcplab.run(text).flows.iloc[0]
+    ns3 = tcplab.run(text, backend="ns3").flows.iloc[0]
+    assert ns3["goodput_bps"] == pytest.approx(simulator["goodput_bps"], rel=0.05)
+    assert ns3["rtt_p50_ms"] == pytest.approx(simulator["rtt_p50_ms"], rel=0.10)
+
+
+def test_red_with_ecn_marks_and_the_flows_reduce():
+    text = scenario('[[flows]]\ncc = "newreno"\ncount = 2\n',
+                    bottleneck='rate = "10Mbps", delay = "20ms", buffer = "100p", '
+                    'queue = { kind = "red", ecn = true, min_th = "5p", max_th = "15p" }',
+                    tcp='profile = "ns3"\nmss = "1448B"\nreceive_window = "1MB"\necn = true')
+    result = tcplab.run(text, backend="ns3")
+    bottleneck = result.links[(result.links["link"] == "bottleneck") & (result.links["direction"] == "forward")].iloc[0]
+    assert bottleneck["ecn_marks"] > 0
+    assert result.flows["ecn_reductions"].sum() > 0
+    conserved(result.links)
+
+
+def test_fq_codel_and_codel_drop_at_dequeue_and_conserve():
+    for queue in ('"fq_codel"', '"codel"'):
+        text = scenario('[[flows]]\ncc = "cubic"\ncount = 2\n',
+                        bottleneck=f'rate = "10Mbps", delay = "20ms", buffer = "1000p", queue = {queue}')
+        links = tcplab.run(text, backend="ns3").links
+        bottleneck = links[(links["link"] == "bottleneck") & (links["direction"] == "forward")].iloc[0]
+        assert bottleneck["aqm_drops"] > 0, queue
+        # CoDel keeps the standing queue near its 5 ms target, far below the 1000-packet buffer.
+        assert bottleneck["queue_delay_mean_ms"] < 30, queue
+        conserved(links)
+
+
+def test_random_loss_udp_and_finite_transfers():
+    text = scenario(
+        '[[flows]]\ncc = "newreno"\nsize = "200KB"\n\n'
+        '[[flows]]\ncc = "cubic"\nsize = "100KB"\nrestart = true\nthink_time = "100ms"\n\n'
+        '[[flows]]\nprotocol = "udp"\nrate = "2Mbps"\n',
+        bottleneck='rate = "10Mbps", delay = "20ms", buffer = "50p", forward = { loss = { model = "bernoulli", p = 0.01 } }')
+    result = tcplab.run(text, backend="ns3")
+    flows = result.flows.set_index("name")
+    finite = flows.loc["newreno-0"]
+    assert finite["bytes_delivered"] == 200_000 and 0.1 < finite["completion_time_s"] < 5
+    restarting = result.events[result.events["name"] == "cubic-1"]
+    completed = (restarting["event"] == "transfer_complete").sum()
+    assert completed >= 3 and flows.loc["cubic-1", "bytes_delivered"] >= completed * 100_000
+    udp = flows.loc["udp-2"]
+    # 2 Mbit/s of 1500-byte datagrams for 5 s, less about 1% lost on the wire.
+    assert udp["packets_sent"] == pytest.approx(2e6 * 5 / (1500 * 8), abs=2)
+    assert 0.95 * udp["packets_sent"] * 1500 < udp["bytes_delivered"] < udp["packets_sent"] * 1500
+    bottleneck = result.links[(result.links["link"] == "bottleneck") & (result.links["direction"] == "forward")].iloc[0]
+    assert bottleneck["wire_losses"] > 0
+    # Lost data segments, SYNs and datagrams are the flows'; lost handshake ACKs and FINs are not.
+    lost = result.flows["packets_lost"].sum()
+    assert bottleneck["wire_losses"] + bottleneck["queue_drops"] - 3 <= lost <= bottleneck["wire_losses"] + bottleneck["queue_drops"]
+    conserved(result.links)
+
+
+@pytest.mark.parametrize("change, message", [
+    ('[[flows]]\ncc = "compound"\n', "flows[0].cc: 'compound' has no counterpart in ns-3 3.44"),
+    ('[[flows]]\ncc = "cubic"\nparams = { cnt_before_loss_rule = "exactly" }\n',
+     'flows[0].params.cnt_before_loss_rule: "exactly" cannot run on ns-3'),
+    ('[[flows]]\ncc = "cubic"\ntcp = { rack = true }\n', "flows[0].tcp.rack: true cannot run on ns-3"),
+    ('[[flows]]\ncc = "cubic"\ntcp = { syn = false }\n', "flows[0].tcp.syn: false cannot run on ns-3"),
+    ('[[flows]]\ncc = "westwood"\nparams = { min_sample_window = "10ms" }\n',
+     'flows[0].params.min_sample_window: "10ms" cannot run on ns-3'),
+])
+def test_what_ns3_cannot_express_is_refused_by_key(change, message):
+    with pytest.raises(tcplab.ScenarioError, match=message.replace("[", r"\[").replace("]", r"\]").replace("(", r"\(")):
+        tcplab.run(scenario(change), backend="ns3")
+
+
+def test_link_features_and_asymmetric_delays_are_refused():
+    jitter = scenario('[[flows]]\ncc = "cubic"\n', bottleneck='rate = "10Mbps", delay = "20ms", buffer = "30p", '
+                      'forward = { jitter = { distribution = "uniform", max = "2ms" } }')
+    with pytest.raises(tcplab.ScenarioError, match=r"topology.bottleneck.forward.jitter: the ns-3 back-end"):
+        tcplab.run(jitter, backend="ns3")
+    step = scenario('[[flows]]\ncc = "cubic"\n', bottleneck='rate = "10Mbps", delay = "20ms", buffer = "30p", '
+                    'ecn_mark_threshold = "10p"')
+    with pytest.raises(tcplab.ScenarioError, match="ecn_mark_threshold: ns-3 has no drop-tail queue that marks"):
+        tcplab.run(step, backend="ns3")
+
+
+def test_without_the_wheel_the_run_is_refused_with_how_to_install(monkeypatch):
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "distribution", missing)
+    with pytest.raises(Ns3Unavailable, match=r"pip install ns3==3.44.post0"):
+        build.engine_program()
+
+
+def test_cli_runs_on_ns3_and_compares_backends(tmp_path):
+    path = tmp_path / "two.toml"
+    path.write_text(TWO_CUBIC, encoding="utf-8")
+    out = tmp_path / "compare"
+    done = subprocess.run([sys.executable, "-m", "tcplab", "compare-backends", str(path), "--backend", "ns3",
+                           "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert (out / "ns3" / "flows.parquet").exists() and (out / "simulator" / "flows.parquet").exists()
+    assert "ns-3" in (out / "comparison.md").read_text(encoding="utf-8")
+    report = subprocess.run([sys.executable, "-m", "tcplab", "report", str(out / "ns3")], capture_output=True,
+                            text=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    assert "ns-3.44" in (out / "ns3" / "report.html").read_text(encoding="utf-8")
