@@ -24,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from tcplab import run
+from tcplab.backends.ns3 import preflight
 from tcplab.compare_backends import comparison_table, link_table, markdown_link_table, markdown_table, overlay_figure
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +36,13 @@ LOSS_SEEDS = tuple(range(1, 11))
 RECEIVE_WINDOW = "16MB"
 
 
+def ns3_constants(cc: str) -> dict:
+    """The parameters ns-3's class hard-codes, at its values (tcplab's defaults differ in a few,
+    e.g. whether growth stops when the flow is not cwnd-limited): both engines then run the same
+    algorithm."""
+    return {name: fixed for name, (fixed, _) in preflight.CONSTANTS.get(cc, {}).items() if fixed is not None}
+
+
 def dumbbell(name: str, cc: str, buffer: str, seconds: int, rate: str = "50Mbps", count: int = 2,
              queue: object = "droptail", ecn: bool = False, loss: float | None = None) -> dict:
     """`count` flows of `cc` on a `rate`, 40 ms dumbbell (18 ms bottleneck, 1 ms access links),
@@ -42,9 +50,7 @@ def dumbbell(name: str, cc: str, buffer: str, seconds: int, rate: str = "50Mbps"
     bottleneck: dict = {"rate": rate, "delay": "18ms", "buffer": buffer, "queue": queue}
     if loss is not None:
         bottleneck["forward"] = {"loss": {"model": "bernoulli", "p": loss}}
-    flow: dict = {"cc": cc, "count": count, "start_spread": "1s"}
-    if cc == "newreno":
-        flow["params"] = {"reduction": "rfc5681"}
+    flow: dict = {"cc": cc, "count": count, "start_spread": "1s", "params": ns3_constants(cc)}
     return {
         "name": name,
         "simulation": {"duration": f"{seconds}s", "sample_interval": "100ms", "seed": 1},
@@ -72,7 +78,8 @@ def cases(quick: bool) -> dict[str, tuple[dict, tuple[int, ...]]]:
     for cc in ("newreno", "cubic"):
         name = f"{cc}-loss0.5pct"
         found[name] = (dumbbell(name, cc, "1BDP", length, rate="10Mbps", loss=0.005), LOSS_SEEDS)
-    found["newreno-red-ecn"] = (dumbbell("newreno-red-ecn", "newreno", "1BDP", length,
+    # ns-3's RED counts in its limit's unit: the buffer in packets (1 BDP of 1500-byte packets).
+    found["newreno-red-ecn"] = (dumbbell("newreno-red-ecn", "newreno", "166p", length,
                                          queue={"kind": "red", "ecn": True}, ecn=True), (1,))
     found["cubic-fq-codel"] = (dumbbell("cubic-fq-codel", "cubic", "1BDP", length, queue="fq_codel"), (1,))
     return found

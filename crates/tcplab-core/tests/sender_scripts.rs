@@ -35,6 +35,7 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         undo: true,
         rto_formula: tcplab_core::tcp::RtoFormula::Rfc6298,
         rtt_sampling: tcplab_core::tcp::RttSampling::EveryAck,
+        algorithm_rtt: tcplab_core::tcp::AlgorithmRtt::Sample,
         ecn_response: tcplab_core::tcp::EcnResponse::Linux,
         syn: false,
         ect_retransmissions: false,
@@ -373,6 +374,35 @@ fn delivery_rate_samples_follow_the_draft() {
     assert_eq!(recorded[9].delivery_rate, Some(800_000));
     assert!(recorded.iter().all(|e| !e.delivery_rate_app_limited));
     assert_eq!((recorded[9].delivered, recorded[9].prior_delivered), (10 * MSS, 0));
+}
+
+#[test]
+fn algorithm_rtt_smoothed_hands_the_algorithm_srtt_and_its_minimum() {
+    // Two ACKs: the first samples 100 ms, the second 200 ms. Samples: 100 then 200, minimum 100.
+    // Smoothed (RFC 6298): SRTT 100, then 7/8 x 100 + 1/8 x 200 = 112.5 ms; minimum SRTT 100.
+    let run = |algorithm_rtt| {
+        let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut events_q = EventQueue::new();
+        let mut outbox = Vec::new();
+        let config = TcpConfig { algorithm_rtt, ..config(RecoveryMode::Sack) };
+        let mut sender = TcpSender::new(0, 1, config, Box::new(Recorder(events.clone())));
+        sender.app_write(u64::MAX, &mut EndpointContext { events: &mut events_q, outbox: &mut outbox });
+        for (n, at) in [(1, 100 * MS), (2, 200 * MS)] {
+            events_q.advance_to(at);
+            let ack = Packet { kind: PacketKind::TcpAck, ack: n * MSS, receive_window: 1_000_000, ..Packet::default() };
+            sender.on_ack(&ack, &mut EndpointContext { events: &mut events_q, outbox: &mut outbox });
+        }
+        let recorded = events.lock().unwrap().clone();
+        recorded.iter().map(|e| (e.rtt_sample, e.min_rtt)).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        run(tcplab_core::tcp::AlgorithmRtt::Sample),
+        vec![(Some(100 * MS), 100 * MS), (Some(200 * MS), 100 * MS)]
+    );
+    assert_eq!(
+        run(tcplab_core::tcp::AlgorithmRtt::Smoothed),
+        vec![(Some(100 * MS), 100 * MS), (Some(112_500_000), 100 * MS)]
+    );
 }
 
 #[test]

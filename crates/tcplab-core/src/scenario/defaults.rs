@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::model::{DirectionSpec, LinkSpec, QueueKind, QueueSpec, Scenario, TcpProfile, TcpSpec, TopologyKind};
 use crate::cc;
-use crate::tcp::{AckDelayMode, EcnResponse, RecoveryMode, RtoFormula, RtoRestart, RttSampling};
+use crate::tcp::{AckDelayMode, AlgorithmRtt, EcnResponse, RecoveryMode, RtoFormula, RtoRestart, RttSampling};
 use crate::time::{NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::{Buffer, Bytes, Duration, Rate};
 
@@ -91,6 +91,7 @@ impl TcpSpec {
             undo,
             rto_formula,
             rtt_sampling,
+            algorithm_rtt,
             ecn_response,
             syn,
             ect_retransmissions,
@@ -158,6 +159,7 @@ fn linux_profile() -> TcpSpec {
         undo: Some(true),
         rto_formula: Some(RtoFormula::Linux),
         rtt_sampling: Some(RttSampling::EveryAck),
+        algorithm_rtt: Some(AlgorithmRtt::Sample),
         ecn_response: Some(EcnResponse::Linux),
         syn: Some(false),
         ect_retransmissions: Some(false),
@@ -190,6 +192,7 @@ fn ns3_profile() -> TcpSpec {
         undo: Some(false),
         rto_formula: Some(RtoFormula::Rfc6298),
         rtt_sampling: Some(RttSampling::EveryAck),
+        algorithm_rtt: Some(AlgorithmRtt::Smoothed),
         ecn_response: Some(EcnResponse::Linux),
         // TcpSocketBase always opens with a handshake, and times the SYN with ConnTimeout (3 s).
         syn: Some(true),
@@ -229,6 +232,7 @@ fn ns2_profile() -> TcpSpec {
         undo: Some(false),
         rto_formula: Some(RtoFormula::Ns2),
         rtt_sampling: Some(RttSampling::TimedSegment),
+        algorithm_rtt: Some(AlgorithmRtt::Sample),
         ecn_response: Some(EcnResponse::Rfc3168),
         syn: Some(true),
         // tcp.cc output() sets ECT on every data packet of an ECN agent, retransmissions included.

@@ -239,8 +239,8 @@ mod tests {
     }
 
     #[test]
-    fn the_ns2_profiles_hold_ns_2_35s_defaults_and_the_older_ones() {
-        use crate::tcp::{EcnResponse, RtoFormula, RttSampling};
+    fn the_simulator_profiles_hold_their_simulators_defaults() {
+        use crate::tcp::{AlgorithmRtt, EcnResponse, RtoFormula, RttSampling};
         let config = |profile: &str| {
             let text = MINIMAL.replace("[[flows]]", &format!("[tcp]\nprofile = \"{profile}\"\n[[flows]]"));
             Scenario::from_toml(&text).unwrap().tcp.to_config("tcp").unwrap()
@@ -264,7 +264,12 @@ mod tests {
         assert_eq!(legacy.rto_formula, RtoFormula::Ns2);
         for profile in ["linux", "ns3"] {
             let c = config(profile);
-            assert_eq!((c.rtt_sampling, c.ecn_response, c.syn), (RttSampling::EveryAck, EcnResponse::Linux, false));
+            assert_eq!((c.rtt_sampling, c.ecn_response), (RttSampling::EveryAck, EcnResponse::Linux));
         }
+        // ns-3's TcpSocketBase always opens with a handshake and hands algorithms the SRTT.
+        let (linux, ns3) = (config("linux"), config("ns3"));
+        assert!(!linux.syn && ns3.syn);
+        assert_eq!((linux.algorithm_rtt, ns3.algorithm_rtt), (AlgorithmRtt::Sample, AlgorithmRtt::Smoothed));
+        assert_eq!(ns3.initial_rto, 3_000 * NANOS_PER_MILLI, "ConnTimeout times the SYN");
     }
 }

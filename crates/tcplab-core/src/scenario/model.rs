@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::fmt;
 
 use crate::net::cellular_trace::CellularTraceParams;
-use crate::tcp::{EcnResponse, RecoveryMode, RtoFormula, RtoRestart, RttSampling};
+use crate::tcp::{AlgorithmRtt, EcnResponse, RecoveryMode, RtoFormula, RtoRestart, RttSampling};
 use crate::time::NANOS_PER_MILLI;
 use crate::units::{Buffer, Bytes, Duration, Rate};
 
@@ -412,6 +412,10 @@ pub struct TcpSpec {
     /// as ns-2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_sampling: Option<RttSampling>,
+    /// The RTT the congestion control sees: "sample" (each ACK's, Linux) or "smoothed" (the
+    /// smoothed RTT, as ns-3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algorithm_rtt: Option<AlgorithmRtt>,
     /// The reaction to ECN-Echo: "linux" (never below the algorithm's floor) or "rfc3168" (below
     /// one segment, then wait for the retransmission timer, as ns-2).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -54,6 +54,19 @@ pub enum RttSampling {
     TimedSegment,
 }
 
+/// Which RTT the congestion control sees on each ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlgorithmRtt {
+    /// The ACK's own sample, and the smallest sample as the minimum (Linux's `tcp_ack` passes
+    /// `rs->rtt_us` to `pkts_acked`).
+    Sample,
+    /// The smoothed RTT after the ACK, and the smallest smoothed RTT as the minimum, as ns-3
+    /// 3.44 gives its algorithms (tcp-socket-base.cc: every `PktsAcked` call passes
+    /// `m_tcb->m_srtt`; `m_tcb->m_minRtt` is the minimum of `m_srtt`).
+    Smoothed,
+}
+
 /// How the sender answers ECN-Echo.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -120,6 +133,8 @@ pub struct TcpConfig {
     pub rto_formula: RtoFormula,
     /// Which ACKs feed the RTO estimator.
     pub rtt_sampling: RttSampling,
+    /// Which RTT the congestion control sees.
+    pub algorithm_rtt: AlgorithmRtt,
     /// How the sender reacts to ECN-Echo.
     pub ecn_response: EcnResponse,
     /// A SYN (header only) and its SYN-ACK before the data, as ns-2's one-way agents with `syn_`

@@ -23,6 +23,8 @@ pub struct RttEstimator {
     pub srtt: Option<SimDuration>,
     pub rttvar: SimDuration,
     pub min_rtt: Option<SimDuration>,
+    /// The smallest smoothed RTT so far (what ns-3 calls the connection's minimum RTT).
+    pub min_srtt: Option<SimDuration>,
     pub latest: Option<SimDuration>,
     backoff_exponent: u32,
     min_rto: SimDuration,
@@ -52,6 +54,7 @@ impl RttEstimator {
             srtt: None,
             rttvar: 0,
             min_rtt: None,
+            min_srtt: None,
             latest: None,
             backoff_exponent: 0,
             min_rto,
@@ -107,6 +110,8 @@ impl RttEstimator {
                 self.srtt = Some((7 * srtt + rtt) / 8);
             }
         }
+        let srtt = self.smoothed();
+        self.min_srtt = Some(self.min_srtt.map_or(srtt, |m| m.min(srtt)));
         // A valid sample ends exponential backoff (RFC 6298 section 5.7 note; Linux does the same).
         self.backoff_exponent = 0;
     }

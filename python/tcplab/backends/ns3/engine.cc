@@ -27,7 +27,7 @@
 //     sample, "U t flow delivered" per UDP flow, "Q t channel packets bytes transmitted_bytes",
 //     "E t flow event", and at the end "T flow ..." per TCP flow, "S flow sent lost" per UDP flow,
 //     "L channel ..." per channel and "D channel what reason count" per drop or mark reason;
-//   rtt-FLOW.f64: every RTT sample of the flow (ns-3's LastRTT), seconds as float64;
+//   rtt-FLOW.f64: every RTT sample the flow's estimator was given, seconds as float64;
 //   queue-delay-CHANNEL.f64: each transmitted packet's wait from arrival to transmission.
 // Progress: "progress SECONDS" lines on standard error.
 
@@ -241,6 +241,7 @@ struct FlowRecord
     uint64_t sentPackets = 0, sentBytes = 0, retransmittedPackets = 0, retransmittedBytes = 0;
     uint64_t timeouts = 0, recoveries = 0, ecnReductions = 0, lostPackets = 0;
     int64_t completedNs = -1;
+    uint32_t synsSent = 0; // by the current connection
     std::vector<double> rttSamples; // seconds
 };
 
@@ -353,13 +354,23 @@ IsDataOrSyn(uint32_t payloadBytes, const TcpHeader& header)
     return payloadBytes > 0 || header.GetFlags() == TcpHeader::SYN;
 }
 
+// A SYN sent again is the SYN's retransmission timer expiring (tcp-socket-base.cc ReTxTimeout
+// resends it before the congestion control hears of any loss): a timeout, as tcplab counts.
 void
 OnTcpTx(uint32_t flow, Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocketBase>)
 {
-    if (IsDataOrSyn(packet->GetSize(), header))
+    auto& record = g_flows[flow];
+    if (!IsDataOrSyn(packet->GetSize(), header))
     {
-        g_flows[flow].sentPackets++;
-        g_flows[flow].sentBytes += packet->GetSize();
+        return;
+    }
+    record.sentPackets++;
+    record.sentBytes += packet->GetSize();
+    if (packet->GetSize() == 0 && record.synsSent++ > 0)
+    {
+        record.timeouts++;
+        record.retransmittedPackets++;
+        WriteEvent(flow, "timeout");
     }
 }
 
@@ -385,14 +396,39 @@ OnCongState(uint32_t flow, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCo
     }
 }
 
-void
-OnRttSample(uint32_t flow, Time, Time sample)
+// ns-3's own estimator (RFC 6298 averages), keeping every sample it is given: each ACK's RTT
+// sample as TcpSocketBase::EstimateRtt measures it. (The LastRTT trace would miss a sample equal
+// to the one before, and with millisecond timestamps most are.)
+class RecordingRttEstimator : public RttMeanDeviation
 {
-    if (sample.IsStrictlyPositive())
+  public:
+    static TypeId GetTypeId()
     {
-        g_flows[flow].rttSamples.push_back(sample.GetSeconds());
+        static TypeId tid = TypeId("tcplab::RecordingRttEstimator")
+                                .SetParent<RttMeanDeviation>()
+                                .SetGroupName("Internet");
+        return tid;
     }
-}
+
+    explicit RecordingRttEstimator(uint32_t flow)
+        : m_flow(flow)
+    {
+    }
+
+    void Measurement(Time sample) override
+    {
+        g_flows[m_flow].rttSamples.push_back(sample.GetSeconds());
+        RttMeanDeviation::Measurement(sample);
+    }
+
+    Ptr<RttEstimator> Copy() const override
+    {
+        return CopyObject<RecordingRttEstimator>(this);
+    }
+
+  private:
+    uint32_t m_flow;
+};
 
 // Writes a TCP flow's data: without limit (bulk), `size` bytes (finite; again after `think`
 // when restarting, on a new connection), at `rate` when set, and only in on periods when set.
@@ -408,12 +444,12 @@ class TcpWriter : public Application
     // The receiving side calls this when a connection's last byte arrived.
     void TransferComplete()
     {
-        WriteEvent(m_plan.id, "transfer_complete");
         if (m_plan.thinkNs < 0)
         {
             g_flows[m_plan.id].completedNs = Simulator::Now().GetNanoSeconds();
             return;
         }
+        WriteEvent(m_plan.id, "transfer_complete");
         m_socket->Close();
         Simulator::Schedule(NanoSeconds(m_plan.thinkNs), &TcpWriter::Open, this);
     }
@@ -460,6 +496,7 @@ class TcpWriter : public Application
         {
             WriteEvent(m_plan.id, "transfer_start");
         }
+        g_flows[m_plan.id].synsSent = 0;
         m_socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
         SetAll(m_socket, m_plan.socketAttributes);
         auto tcp = DynamicCast<TcpSocketBase>(m_socket);
@@ -472,7 +509,7 @@ class TcpWriter : public Application
         m_socket->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTcpTx, m_plan.id));
         m_socket->TraceConnectWithoutContext("Retransmission",
                                              MakeBoundCallback(&OnTcpRetransmission, m_plan.id));
-        m_socket->TraceConnectWithoutContext("LastRTT", MakeBoundCallback(&OnRttSample, m_plan.id));
+        tcp->SetRtt(CreateObject<RecordingRttEstimator>(m_plan.id));
         m_socket->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, m_plan.id));
         m_socket->Bind();
         m_socket->Connect(m_peer);

@@ -5,9 +5,10 @@ source.
 
 - flows: bytes delivered as the receiving application read them (ns-3 hands data over in order,
   each byte once); segments sent and retransmitted from the socket's `Tx` and `Retransmission`
-  traces; timeouts, fast recoveries and ECN reductions from what the socket tells the congestion
-  control (CA_LOSS, CA_RECOVERY, CA_CWR); RTT percentiles from every `LastRTT` sample; lost
-  packets from the drops of the flow's data packets anywhere in the network.
+  traces; timeouts and fast recoveries from what the socket tells the congestion control
+  (CA_LOSS, CA_RECOVERY) and from SYNs sent again, ECN reductions from the CongState trace
+  (CA_CWR); RTT statistics from every sample the flow's RTT estimator is given; lost packets
+  from the drops of the flow's data packets and SYNs anywhere in the network.
 - links: each direction's queue (the device queue, or the queue disc above it) and device traces;
   drops and marks by ns-3's own reason.
 """

@@ -5,7 +5,7 @@
 use super::{Segment, TcpSender};
 use crate::cc::AckEvent;
 use crate::net::packet::{Packet, MAX_SACK_BLOCKS};
-use crate::tcp::{EcnResponse, EndpointContext, RecoveryMode, RtoRestart, RttSampling};
+use crate::tcp::{AlgorithmRtt, EcnResponse, EndpointContext, RecoveryMode, RtoRestart, RttSampling};
 use crate::time::{mul_div, SimDuration, SimTime, NANOS_PER_SEC};
 
 /// The parts of [start, end) outside every interval in `known` (at most a few intervals each).
@@ -163,14 +163,15 @@ impl TcpSender {
         // 5. The algorithm sees every ACK that acknowledged something.
         if progress.newly_acked_bytes > 0 || rtt_sample.is_some() {
             let in_cwr_round = self.in_cwr_round(ack.ece);
+            let (algorithm_rtt, algorithm_min_rtt) = self.algorithm_rtt(rtt_sample);
             let rate = &progress.rate;
             let event = AckEvent {
                 now,
                 acked_bytes: progress.newly_acked_bytes,
                 acked_segments: progress.newly_acked_segments,
-                rtt_sample,
+                rtt_sample: algorithm_rtt,
                 srtt: self.rtt.smoothed(),
-                min_rtt: self.rtt.min_rtt.unwrap_or(0),
+                min_rtt: algorithm_min_rtt,
                 bytes_in_flight_before: in_flight_before,
                 bytes_in_flight: self.bytes_in_flight(),
                 in_recovery: was_in_recovery || self.in_recovery || in_cwr_round,
@@ -387,6 +388,20 @@ impl TcpSender {
             self.stats.latest_delivery_rate_bps = delivery_rate;
         }
         (rtt_sample, delivery_rate)
+    }
+
+    /// The RTT and minimum RTT the algorithm sees (`tcp.algorithm_rtt`). With "smoothed", as
+    /// ns-3 3.44 calls `PktsAcked` with `m_tcb->m_srtt` on every ACK once there is an estimate
+    /// (tcp-socket-base.cc ProcessAck), the smoothed RTT and its minimum; algorithms that own
+    /// the window (BBR, ns-3's `CongControl` ones) keep the samples, as ns-3's TcpBbr reads
+    /// `m_lastRtt` (tcp-bbr.cc UpdateRTT).
+    fn algorithm_rtt(&self, sample: Option<SimDuration>) -> (Option<SimDuration>, SimDuration) {
+        match self.config.algorithm_rtt {
+            AlgorithmRtt::Smoothed if !self.cc.owns_recovery_window() => {
+                (self.rtt.srtt, self.rtt.min_srtt.unwrap_or(0))
+            }
+            _ => (sample, self.rtt.min_rtt.unwrap_or(0)),
+        }
     }
 
     /// `rtt_sampling = "timed_segment"`: the timed segment's sample once the cumulative ACK
