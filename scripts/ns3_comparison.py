@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
 from tcplab import run
@@ -152,8 +153,32 @@ def main() -> int:
     if args.case and summary.exists():
         frame = pd.concat([pd.read_csv(summary).query("case not in @chosen"), frame], ignore_index=True)
     frame.to_csv(summary, index=False)
-    print(f"written: {summary}")
+    summary.with_suffix(".md").write_text(markdown_summary(frame), encoding="utf-8")
+    print(f"written: {summary} and {summary.with_suffix('.md')}")
     return 0
+
+
+def markdown_summary(frame: pd.DataFrame) -> str:
+    """The table docs/ns3-backend.md shows: each engine's goodput and mean RTT (with standard
+    errors over seeds where a case has several), the verdicts, and the wall time per seed."""
+    def value(row, column: str, digits: int) -> str:
+        se = row.get(f"{column}_se")
+        text = f"{row[column]:.{digits}f}"
+        return text + (f" ± {se:.{digits}f}" if se == se and se is not None else "")
+
+    lines = ["| case | seeds | goodput Mb/s simulator | ns-3 | diff | mean RTT ms simulator | ns-3 | diff | "
+             "wall s simulator | ns-3 | ns-3 / simulator |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in frame.to_dict(orient="records"):
+        goodput = row["goodput_mbps_ns3"] / row["goodput_mbps_simulator"] - 1
+        rtt = row["rtt_mean_ms_ns3"] / row["rtt_mean_ms_simulator"] - 1
+        lines.append(
+            f"| {row['case']} | {row['seeds']} | {value(row, 'goodput_mbps_simulator', 2)} | "
+            f"{value(row, 'goodput_mbps_ns3', 2)} | {goodput:+.1%}{'' if row['goodput_ok'] else ' **out**'} | "
+            f"{value(row, 'rtt_mean_ms_simulator', 1)} | {value(row, 'rtt_mean_ms_ns3', 1)} | "
+            f"{rtt:+.1%}{'' if row['rtt_ok'] else ' **out**'} | {row['wall_s_simulator']:.2f} | "
+            f"{row['wall_s_ns3']:.1f} | {row['wall_s_ns3'] / row['wall_s_simulator']:.0f}x |")
+    return "\n".join(lines) + "\n"
 
 
 def _write_case(case: Path, results: dict) -> None:
@@ -164,7 +189,9 @@ def _write_case(case: Path, results: dict) -> None:
     links.to_csv(case / "links.csv", index=False)
     (case / "comparison.md").write_text(markdown_table(table) + "\n\n" + markdown_link_table(links, "ns3") + "\n",
                                         encoding="utf-8")
-    overlay_figure(results).savefig(case / "overlay.png", dpi=80)
+    figure = overlay_figure(results)
+    figure.savefig(case / "overlay.png", dpi=80)
+    plt.close(figure)
 
 
 if __name__ == "__main__":

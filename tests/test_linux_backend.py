@@ -261,5 +261,6 @@ def test_without_root_the_run_is_refused_with_what_is_missing(monkeypatch):
 
 
 def test_an_unknown_backend_is_refused():
-    with pytest.raises(tcplab.ScenarioError, match="backend: 'ns3' is not a back-end; use 'simulator', 'linux' or 'ns2'"):
-        tcplab.run(TWO_FLOWS, backend="ns3")
+    with pytest.raises(tcplab.ScenarioError,
+                       match="backend: 'omnet' is not a back-end; use 'simulator', 'linux', 'ns2' or 'ns3'"):
+        tcplab.run(TWO_FLOWS, backend="omnet")

@@ -170,6 +170,12 @@ def test_without_the_wheel_the_run_is_refused_with_how_to_install(monkeypatch):
         build.engine_program()
 
 
+def test_without_a_compiler_the_run_is_refused_with_how_to_install(monkeypatch):
+    monkeypatch.setattr(build.shutil, "which", lambda name: None)
+    with pytest.raises(Ns3Unavailable, match=r"needs a C\+\+20 compiler: install g\+\+"):
+        build.engine_program()
+
+
 def test_cli_runs_on_ns3_and_compares_backends(tmp_path):
     path = tmp_path / "two.toml"
     path.write_text(TWO_CUBIC, encoding="utf-8")

@@ -36,6 +36,7 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         rto_formula: tcplab_core::tcp::RtoFormula::Rfc6298,
         rtt_sampling: tcplab_core::tcp::RttSampling::EveryAck,
         algorithm_rtt: tcplab_core::tcp::AlgorithmRtt::Sample,
+        reduction_base: tcplab_core::tcp::ReductionBase::FlightSize,
         ecn_response: tcplab_core::tcp::EcnResponse::Linux,
         syn: false,
         ect_retransmissions: false,
@@ -374,6 +375,31 @@ fn delivery_rate_samples_follow_the_draft() {
     assert_eq!(recorded[9].delivery_rate, Some(800_000));
     assert!(recorded.iter().all(|e| !e.delivery_rate_app_limited));
     assert_eq!((recorded[9].delivered, recorded[9].prior_delivered), (10 * MSS, 0));
+}
+
+#[test]
+fn reduction_base_pipe_halves_what_ns3_counts_in_flight() {
+    // Ten segments out, the first lost, three duplicate ACKs (no limited transmit). NewReno halves
+    // what it is given: FlightSize, 10 segments -> ssthresh 5; ns-3's pipe without SACK counts
+    // each duplicate ACK as a segment delivered: 10 - 3 = 7 -> 3.5 segments (3500 bytes).
+    let ssthresh_after_three_duplicates = |reduction_base, recovery| {
+        let config = TcpConfig { reduction_base, limited_transmit: false, ..config(recovery) };
+        let mut s = Script::with_config(config);
+        assert_eq!(s.sent().len(), 10);
+        s.at(100);
+        for sacked_up_to in 2..=4 {
+            let blocks = if recovery == RecoveryMode::Sack { vec![(1, sacked_up_to)] } else { vec![] };
+            s.ack(0, &blocks);
+        }
+        s.sender.cc.ssthresh()
+    };
+    use tcplab_core::tcp::ReductionBase::{FlightSize, Pipe};
+    assert_eq!(ssthresh_after_three_duplicates(FlightSize, RecoveryMode::NewReno), 5 * MSS);
+    assert_eq!(ssthresh_after_three_duplicates(Pipe, RecoveryMode::NewReno), 3 * MSS + MSS / 2);
+    // With SACK the pipe is the outstanding data less the three SACKed segments and the lost
+    // first one: 10 - 3 - 1 = 6 -> 3 segments.
+    assert_eq!(ssthresh_after_three_duplicates(FlightSize, RecoveryMode::Sack), 5 * MSS);
+    assert_eq!(ssthresh_after_three_duplicates(Pipe, RecoveryMode::Sack), 3 * MSS);
 }
 
 #[test]

@@ -12,14 +12,31 @@ from tcplab._core import ScenarioError
 LINK_FEATURES = ("jitter", "outages", "trace", "rate_schedule", "delay_schedule")
 
 
-def check_link_features(scenario: dict[str, Any], engine: str) -> None:
-    """Refuses jitter, outages, traces and schedules, naming the key."""
+def check_links(scenario: dict[str, Any], engine: str, queue_kinds: tuple[str, ...], loss_mapping: str,
+                queue_note: str = "") -> list[tuple[str, dict[str, Any], Any]]:
+    """Refuses captures, jitter, outages, traces, schedules, loss models other than Bernoulli and
+    queue kinds the engine lacks, naming the key; returns each link (key, table, queue) for the
+    engine's own checks. ``scenario`` is resolved."""
+    if scenario["simulation"].get("capture"):
+        raise ScenarioError(f"simulation.capture: the {engine} back-end writes no captures; remove the key")
+    checked = []
     for key, link in links(scenario):
         for direction_key, direction in [(key, link)] + [(f"{key}.{d}", link[d]) for d in ("forward", "reverse") if d in link]:
             for feature in LINK_FEATURES:
                 if direction.get(feature):
                     raise ScenarioError(f"{direction_key}.{feature}: the {engine} back-end cannot express "
                                         f"{feature.replace('_', ' ')}s; remove the key to run on {engine}")
+            loss = direction.get("loss")
+            if loss and loss.get("model") != "bernoulli":
+                raise ScenarioError(f"{direction_key}.loss.model: '{loss.get('model')}' cannot run on {engine} (the "
+                                    f"back-end maps only \"bernoulli\", {loss_mapping})")
+        queue = link.get("queue") or {}
+        kind = queue.get("kind", "droptail") if isinstance(queue, dict) else queue
+        if kind not in queue_kinds:
+            raise ScenarioError(f"{key}.queue.kind: '{kind}' cannot run on {engine}{queue_note}; use "
+                                + " or ".join(f'"{k}"' for k in queue_kinds))
+        checked.append((key, link, queue))
+    return checked
 
 
 def check_routes(network: dict[str, Any], engine: str) -> None:

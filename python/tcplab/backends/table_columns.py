@@ -79,3 +79,24 @@ def queue_series(channels: list[dict[str, Any]], rows: dict[int, list]) -> list[
             previous, previous_time = departed, t
     out.sort(key=lambda row: row["time_s"])
     return out
+
+
+def assemble(scenario: dict[str, Any], resolved_toml: str, backend: str, engine: str, wall_seconds: float,
+             duration: float, tables: dict[str, list[dict[str, Any]]]):
+    """A Result from another engine's rows (``flows``, ``links``, ``timeseries``, ``queues``,
+    ``events``), with the summary every back-end fills and the engine's name and wall time."""
+    from tcplab.result import Result
+
+    summary_row = summary(scenario, backend, duration, tables["flows"],
+                          int(sum(row["transmitted_packets"] for row in tables["links"])))
+    summary_row.update({"engine": engine, "engine_wall_seconds": wall_seconds})
+    result = Result(summary=summary_row, scenario_toml=resolved_toml)
+    events = sorted(tables["events"], key=lambda row: (row["time_s"], row["flow_id"]))
+    result._columns = {
+        "flows": columns(tables["flows"]),
+        "links": columns(tables["links"]),
+        "timeseries": columns(sorted(tables["timeseries"], key=lambda row: (row["time_s"], row["flow_id"]))),
+        "queues": columns(tables["queues"]),
+        "events": columns(events) if events else empty_events(),
+    }
+    return result

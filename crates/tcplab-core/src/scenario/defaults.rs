@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::model::{DirectionSpec, LinkSpec, QueueKind, QueueSpec, Scenario, TcpProfile, TcpSpec, TopologyKind};
 use crate::cc;
-use crate::tcp::{AckDelayMode, AlgorithmRtt, EcnResponse, RecoveryMode, RtoFormula, RtoRestart, RttSampling};
+use crate::tcp::{AckDelayMode, AlgorithmRtt, EcnResponse, RecoveryMode, ReductionBase, RtoFormula, RtoRestart, RttSampling};
 use crate::time::{NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::{Buffer, Bytes, Duration, Rate};
 
@@ -92,6 +92,7 @@ impl TcpSpec {
             rto_formula,
             rtt_sampling,
             algorithm_rtt,
+            reduction_base,
             ecn_response,
             syn,
             ect_retransmissions,
@@ -160,6 +161,7 @@ fn linux_profile() -> TcpSpec {
         rto_formula: Some(RtoFormula::Linux),
         rtt_sampling: Some(RttSampling::EveryAck),
         algorithm_rtt: Some(AlgorithmRtt::Sample),
+        reduction_base: Some(ReductionBase::FlightSize),
         ecn_response: Some(EcnResponse::Linux),
         syn: Some(false),
         ect_retransmissions: Some(false),
@@ -193,6 +195,7 @@ fn ns3_profile() -> TcpSpec {
         rto_formula: Some(RtoFormula::Rfc6298),
         rtt_sampling: Some(RttSampling::EveryAck),
         algorithm_rtt: Some(AlgorithmRtt::Smoothed),
+        reduction_base: Some(ReductionBase::Pipe),
         ecn_response: Some(EcnResponse::Linux),
         // TcpSocketBase always opens with a handshake, and times the SYN with ConnTimeout (3 s).
         syn: Some(true),
@@ -233,6 +236,7 @@ fn ns2_profile() -> TcpSpec {
         rto_formula: Some(RtoFormula::Ns2),
         rtt_sampling: Some(RttSampling::TimedSegment),
         algorithm_rtt: Some(AlgorithmRtt::Sample),
+        reduction_base: Some(ReductionBase::FlightSize),
         ecn_response: Some(EcnResponse::Rfc3168),
         syn: Some(true),
         // tcp.cc output() sets ECT on every data packet of an ECN agent, retransmissions included.

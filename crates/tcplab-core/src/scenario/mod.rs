@@ -240,7 +240,7 @@ mod tests {
 
     #[test]
     fn the_simulator_profiles_hold_their_simulators_defaults() {
-        use crate::tcp::{AlgorithmRtt, EcnResponse, RtoFormula, RttSampling};
+        use crate::tcp::{AlgorithmRtt, EcnResponse, ReductionBase, RtoFormula, RttSampling};
         let config = |profile: &str| {
             let text = MINIMAL.replace("[[flows]]", &format!("[tcp]\nprofile = \"{profile}\"\n[[flows]]"));
             Scenario::from_toml(&text).unwrap().tcp.to_config("tcp").unwrap()
@@ -270,6 +270,7 @@ mod tests {
         let (linux, ns3) = (config("linux"), config("ns3"));
         assert!(!linux.syn && ns3.syn);
         assert_eq!((linux.algorithm_rtt, ns3.algorithm_rtt), (AlgorithmRtt::Sample, AlgorithmRtt::Smoothed));
+        assert_eq!((linux.reduction_base, ns3.reduction_base), (ReductionBase::FlightSize, ReductionBase::Pipe));
         assert_eq!(ns3.initial_rto, 3_000 * NANOS_PER_MILLI, "ConnTimeout times the SYN");
     }
 }

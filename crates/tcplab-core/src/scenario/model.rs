@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::fmt;
 
 use crate::net::cellular_trace::CellularTraceParams;
-use crate::tcp::{AlgorithmRtt, EcnResponse, RecoveryMode, RtoFormula, RtoRestart, RttSampling};
+use crate::tcp::{AlgorithmRtt, EcnResponse, RecoveryMode, ReductionBase, RtoFormula, RtoRestart, RttSampling};
 use crate::time::NANOS_PER_MILLI;
 use crate::units::{Buffer, Bytes, Duration, Rate};
 
@@ -416,6 +416,10 @@ pub struct TcpSpec {
     /// smoothed RTT, as ns-3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub algorithm_rtt: Option<AlgorithmRtt>,
+    /// What a reduction at fast retransmit or ECN-Echo is computed from: "flight_size" (RFC
+    /// 5681) or "pipe" (ns-3's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduction_base: Option<ReductionBase>,
     /// The reaction to ECN-Echo: "linux" (never below the algorithm's floor) or "rfc3168" (below
     /// one segment, then wait for the retransmission timer, as ns-2).
     #[serde(default, skip_serializing_if = "Option::is_none")]

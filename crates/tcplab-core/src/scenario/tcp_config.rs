@@ -70,6 +70,7 @@ impl TcpSpec {
             rto_formula: full.rto_formula.expect("defaults fill every key"),
             rtt_sampling: full.rtt_sampling.expect("defaults fill every key"),
             algorithm_rtt: full.algorithm_rtt.expect("defaults fill every key"),
+            reduction_base: full.reduction_base.expect("defaults fill every key"),
             ecn_response: full.ecn_response.expect("defaults fill every key"),
             syn: full.syn.expect("defaults fill every key"),
             ect_retransmissions: full.ect_retransmissions.expect("defaults fill every key"),

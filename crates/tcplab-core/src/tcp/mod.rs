@@ -67,6 +67,19 @@ pub enum AlgorithmRtt {
     Smoothed,
 }
 
+/// What the sender hands the algorithm as the amount in flight when it reduces at a fast
+/// retransmit or an ECN-Echo (timeouts always give the pipe).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReductionBase {
+    /// FlightSize, the data outstanding before the event (RFC 5681 (4.2), RFC 6675 step 4.2).
+    FlightSize,
+    /// ns-3 3.44's: the pipe after the first unacknowledged segment is marked lost
+    /// (tcp-socket-base.cc EnterRecovery, 1715-1717: `BytesInFlight()`, plus one segment without
+    /// SACK, where each duplicate ACK counts as one segment delivered; EnterCwr 1655).
+    Pipe,
+}
+
 /// How the sender answers ECN-Echo.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -135,6 +148,8 @@ pub struct TcpConfig {
     pub rtt_sampling: RttSampling,
     /// Which RTT the congestion control sees.
     pub algorithm_rtt: AlgorithmRtt,
+    /// What a reduction at fast retransmit or ECN-Echo is computed from.
+    pub reduction_base: ReductionBase,
     /// How the sender reacts to ECN-Echo.
     pub ecn_response: EcnResponse,
     /// A SYN (header only) and its SYN-ACK before the data, as ns-2's one-way agents with `syn_`

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tcplab._core import ScenarioError
-from tcplab.backends.preflight_common import check_link_features, links
+from tcplab.backends.preflight_common import check_links
 from tcplab.backends.preflight_common import show as _show
 
 INSTALL_HINT = "install Debian's ns-2.35 with 'apt-get install ns2' (the test setup does)"
@@ -265,20 +265,8 @@ def check_params(cc: str, module: str | None, params: dict[str, Any], key: str) 
 
 def check_scenario(scenario: dict[str, Any]) -> None:
     """Refuses, by key, what ns-2 cannot express. ``scenario`` is resolved (defaults filled)."""
-    if scenario["simulation"].get("capture"):
-        raise ScenarioError("simulation.capture: the ns-2 back-end writes no captures; remove the key")
-    check_link_features(scenario, "ns-2")
-    for key, link in links(scenario):
-        for direction_key, direction in [(key, link)] + [(f"{key}.{d}", link[d]) for d in ("forward", "reverse") if d in link]:
-            loss = direction.get("loss")
-            if loss and loss.get("model") != "bernoulli":
-                raise ScenarioError(f"{direction_key}.loss.model: '{loss.get('model')}' cannot run on ns-2 (the back-end "
-                                    "maps only \"bernoulli\", to ns-2's ErrorModel)")
-        queue = link.get("queue") or {}
-        kind = queue.get("kind", "droptail") if isinstance(queue, dict) else queue
-        if kind not in ("droptail", "red"):
-            raise ScenarioError(f"{key}.queue.kind: '{kind}' is not in ns-2.35 (it has DropTail and RED); "
-                                "use \"droptail\" or \"red\"")
+    for key, link, queue in check_links(scenario, "ns-2", ("droptail", "red"), "to ns-2's ErrorModel",
+                                        " (ns-2.35 has DropTail and RED)"):
         if isinstance(queue, dict):
             if queue.get("idle_decay") is False:
                 raise ScenarioError(f"{key}.queue.idle_decay: false cannot run on ns-2 (its RED always decays "

@@ -16,8 +16,7 @@ import math
 from collections import defaultdict
 from typing import Any
 
-from tcplab.backends.table_columns import NAN, columns, empty_events, quantile, queue_series
-from tcplab.backends.table_columns import summary as base_summary
+from tcplab.backends.table_columns import NAN, assemble, quantile, queue_series
 from tcplab.result import Result
 
 
@@ -32,25 +31,14 @@ def build_result(scenario: dict[str, Any], resolved_toml: str, network: dict[str
         rows = parsed["F" if flow["protocol"] == "tcp" else "U"].get(flow["flow_id"], [])
         flow_rows.append(_flow_row(flow, rows, parsed, nodes, duration))
         series += _series(flow, rows)
-    series.sort(key=lambda row: (row["time_s"], row["flow_id"]))
     links = [_link_row(index, channel, parsed["L"][index], nodes, duration) for index, channel in enumerate(network["channels"])]
-    queues = queue_series(network["channels"], parsed["Q"])
     names = {flow["flow_id"]: flow["name"] for flow in network["flows"]}
     events = [{"time_s": t, "flow_id": i, "name": names[i], "event": event} for t, i, event in parsed["E"]]
     events += [{"time_s": t, "flow_id": i, "name": names[i], "event": "timeout"}
                for i, times in parsed["timeouts"].items() for t in times]
-    events.sort(key=lambda row: (row["time_s"], row["flow_id"]))
-    summary = base_summary(scenario, "ns2", duration, flow_rows, int(sum(row["transmitted_packets"] for row in links)))
-    summary.update({"engine": "ns-2.35", "engine_wall_seconds": wall_seconds})
-    result = Result(summary=summary, scenario_toml=resolved_toml)
-    result._columns = {
-        "flows": columns(flow_rows),
-        "links": columns(links),
-        "timeseries": columns(series),
-        "queues": columns(queues),
-        "events": columns(events) if events else empty_events(),
-    }
-    return result
+    return assemble(scenario, resolved_toml, "ns2", "ns-2.35", wall_seconds, duration, {
+        "flows": flow_rows, "links": links, "timeseries": series,
+        "queues": queue_series(network["channels"], parsed["Q"]), "events": events})
 
 
 def _parse(samples: str) -> dict[str, Any]:

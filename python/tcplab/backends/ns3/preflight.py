@@ -15,7 +15,7 @@ from typing import Any
 
 from tcplab import _core
 from tcplab._core import ScenarioError
-from tcplab.backends.preflight_common import check_link_features, links
+from tcplab.backends.preflight_common import check_links
 from tcplab.backends.preflight_common import show as _show
 
 # tcplab algorithm -> ns-3 3.44 TypeId (src/internet/model/tcp-*.cc). `reno` is Linux's Reno
@@ -169,6 +169,7 @@ _TCP_FIXED = {
     "ack_delay": ("none", "receiver-side delay control runs on the simulator only"),
     "rto_formula": ("rfc6298", "RttMeanDeviation with RTO = SRTT + max(G, 4 RTTVAR), tcp-socket-base.cc:3801"),
     "rtt_sampling": ("every_ack", "every ACK that covers timed data gives a sample, tcp-socket-base.cc:3717-3753"),
+    "reduction_base": ("pipe", "EnterRecovery and EnterCwr reduce from BytesInFlight(), tcp-socket-base.cc:1715-1717, 1655"),
     "algorithm_rtt": ("smoothed", "TcpSocketBase hands every algorithm but BBR the smoothed RTT, "
                                   "tcp-socket-base.cc:2038-2228 PktsAcked(..., m_tcb->m_srtt)"),
     "ecn_response": ("linux", "EnterCwr reduces once per window, tcp-socket-base.cc:1652-1676"),
@@ -246,20 +247,7 @@ QUEUE_KINDS = ("droptail", "red", "codel", "fq_codel")
 
 def check_scenario(scenario: dict[str, Any]) -> None:
     """Refuses, by key, what the ns-3 back-end cannot express. ``scenario`` is resolved."""
-    if scenario["simulation"].get("capture"):
-        raise ScenarioError("simulation.capture: the ns-3 back-end writes no captures; remove the key")
-    check_link_features(scenario, "ns-3")
-    for key, link in links(scenario):
-        for direction_key, direction in [(key, link)] + [(f"{key}.{d}", link[d]) for d in ("forward", "reverse") if d in link]:
-            loss = direction.get("loss")
-            if loss and loss.get("model") != "bernoulli":
-                raise ScenarioError(f"{direction_key}.loss.model: '{loss.get('model')}' cannot run on ns-3 (the back-end "
-                                    "maps only \"bernoulli\", to RateErrorModel per packet)")
-        queue = link.get("queue") or {}
-        kind = queue.get("kind", "droptail") if isinstance(queue, dict) else queue
-        if kind not in QUEUE_KINDS:
-            raise ScenarioError(f"{key}.queue.kind: '{kind}' cannot run on ns-3; use one of "
-                                + ", ".join(f'"{k}"' for k in QUEUE_KINDS))
+    for key, link, _ in check_links(scenario, "ns-3", QUEUE_KINDS, "to RateErrorModel per packet"):
         if link.get("ecn_mark_threshold") is not None:
             raise ScenarioError(f"{key}.ecn_mark_threshold: ns-3 has no drop-tail queue that marks; remove the key")
         if link.get("rdc_stamp"):

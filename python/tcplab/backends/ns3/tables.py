@@ -22,8 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from tcplab.backends.table_columns import NAN, columns, empty_events, quantile, queue_series
-from tcplab.backends.table_columns import summary as base_summary
+from tcplab.backends.table_columns import NAN, assemble, quantile, queue_series
 from tcplab.result import Result
 
 # ns-3's drop reasons that an AQM decides at dequeue (codel-queue-disc.h:93-100; FqCoDel prefixes
@@ -43,24 +42,13 @@ def build_result(scenario: dict[str, Any], resolved_toml: str, network: dict[str
         rows = parsed["samples"].get(flow["flow_id"], [])
         flow_rows.append(_flow_row(flow, rows, parsed, nodes, duration, directory))
         series += _series(flow, rows)
-    series.sort(key=lambda row: (row["time_s"], row["flow_id"]))
     links = [_link_row(index, channel, parsed, nodes, duration, directory)
              for index, channel in enumerate(network["channels"])]
-    queues = queue_series(network["channels"], parsed["Q"])
     names = {flow["flow_id"]: flow["name"] for flow in network["flows"]}
     events = [{"time_s": t, "flow_id": i, "name": names[i], "event": event} for t, i, event in parsed["E"]]
-    events.sort(key=lambda row: (row["time_s"], row["flow_id"]))
-    summary = base_summary(scenario, "ns3", duration, flow_rows, int(sum(row["transmitted_packets"] for row in links)))
-    summary.update({"engine": "ns-3.44", "engine_wall_seconds": wall_seconds})
-    result = Result(summary=summary, scenario_toml=resolved_toml)
-    result._columns = {
-        "flows": columns(flow_rows),
-        "links": columns(links),
-        "timeseries": columns(series),
-        "queues": columns(queues),
-        "events": columns(events) if events else empty_events(),
-    }
-    return result
+    return assemble(scenario, resolved_toml, "ns3", "ns-3.44", wall_seconds, duration, {
+        "flows": flow_rows, "links": links, "timeseries": series,
+        "queues": queue_series(network["channels"], parsed["Q"]), "events": events})
 
 
 def _parse(samples: str) -> dict[str, Any]:

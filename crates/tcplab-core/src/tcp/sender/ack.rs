@@ -162,7 +162,6 @@ impl TcpSender {
 
         // 5. The algorithm sees every ACK that acknowledged something.
         if progress.newly_acked_bytes > 0 || rtt_sample.is_some() {
-            let in_cwr_round = self.in_cwr_round(ack.ece);
             let (algorithm_rtt, algorithm_min_rtt) = self.algorithm_rtt(rtt_sample);
             let rate = &progress.rate;
             let event = AckEvent {
@@ -174,7 +173,7 @@ impl TcpSender {
                 min_rtt: algorithm_min_rtt,
                 bytes_in_flight_before: in_flight_before,
                 bytes_in_flight: self.bytes_in_flight(),
-                in_recovery: was_in_recovery || self.in_recovery || in_cwr_round,
+                in_recovery: was_in_recovery || self.in_recovery || self.in_cwr_round(ack.ece),
                 cwnd_limited: self.is_cwnd_limited(),
                 app_limited: self.app_limited,
                 snd_una_advanced: ack_advances,

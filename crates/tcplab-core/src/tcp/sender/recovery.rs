@@ -38,7 +38,7 @@ use super::{Reduction, TcpSender};
 use crate::cc::{CongestionEvent, CongestionKind};
 use crate::net::packet::Packet;
 use crate::tcp::prr::Prr;
-use crate::tcp::{EcnResponse, EndpointContext, RecoveryMode};
+use crate::tcp::{EcnResponse, EndpointContext, RecoveryMode, ReductionBase};
 use crate::time::SimTime;
 
 impl TcpSender {
@@ -56,7 +56,7 @@ impl TcpSender {
         if !self.config.ecn || !due {
             return;
         }
-        let mut basis = flight_size_before;
+        let mut basis = self.reduction_basis(flight_size_before, false);
         if rfc3168 {
             let window = if self.one_segment_cap { self.mss() } else { self.effective_cwnd() };
             basis = window.min(self.peer_window);
@@ -128,7 +128,7 @@ impl TcpSender {
             let loss_marked = self.config.recovery == RecoveryMode::Sack && self.lost_count > 0;
             if self.duplicate_acks >= self.config.duplicate_threshold || loss_marked {
                 let flight_size = flight_size_before.saturating_sub(self.limited_transmit_bytes);
-                self.enter_recovery(flight_size, ctx);
+                self.enter_recovery(self.reduction_basis(flight_size, true), ctx);
             }
         }
     }
@@ -179,6 +179,22 @@ impl TcpSender {
         self.loss_marked_below = self.loss_marked_below.max(boundary as u64);
     }
 
+    /// What the algorithm reduces from (`tcp.reduction_base`): FlightSize, or ns-3's pipe: the
+    /// data outstanding less what is SACKed and lost, the first unacknowledged segment counted
+    /// lost at a fast retransmit; without SACK each duplicate ACK counts as one segment delivered
+    /// and the lost one is added back (tcp-socket-base.cc 1715-1717).
+    pub(super) fn reduction_basis(&self, flight_size: u64, fast_retransmit: bool) -> u64 {
+        if self.config.reduction_base == ReductionBase::FlightSize {
+            return flight_size;
+        }
+        let (mss, outstanding) = (self.config.mss, self.snd_nxt - self.snd_una);
+        if self.config.recovery != RecoveryMode::Sack {
+            return outstanding.saturating_sub(self.duplicate_acks as u64 * mss);
+        }
+        let lost = if fast_retransmit { self.lost_count.max(1) } else { self.lost_count };
+        outstanding.saturating_sub((self.sacked_count + lost) * mss)
+    }
+
     /// cwnd and ssthresh to restore if a reduction made now proves spurious: Linux's prior_cwnd
     /// and `tcp_current_ssthresh` (at least cwnd/2 + cwnd/4, in whole segments).
     pub(super) fn window_before_reduction(&self) -> (u64, u64) {
@@ -187,9 +203,10 @@ impl TcpSender {
         (cwnd, self.cc.ssthresh().max((segments / 2 + segments / 4) * mss))
     }
 
-    /// RFC 6582 steps 1-2 and RFC 6675 steps 4.1-4.3: ssthresh from FlightSize (via the
-    /// algorithm), then retransmit the first lost segment whatever the window says.
-    pub(super) fn enter_recovery(&mut self, flight_size: u64, ctx: &mut EndpointContext) {
+    /// RFC 6582 steps 1-2 and RFC 6675 steps 4.1-4.3: ssthresh from `basis` (FlightSize, or the
+    /// pipe with `reduction_base = "pipe"`) via the algorithm, then retransmit the first lost
+    /// segment whatever the window says.
+    pub(super) fn enter_recovery(&mut self, basis: u64, ctx: &mut EndpointContext) {
         let now = ctx.events.now();
         // RFC 3168 as ns-2's Reno, NewReno and Sack1 (`dupack_action`): a loss found in the
         // window of an ECN reduction is repaired without a second reduction, and that window's end
@@ -216,7 +233,7 @@ impl TcpSender {
             self.cc.on_congestion_event(&CongestionEvent {
                 now,
                 kind: CongestionKind::FastRetransmit,
-                bytes_in_flight: flight_size,
+                bytes_in_flight: basis,
                 snd_nxt: self.snd_nxt,
             });
         }
