@@ -47,6 +47,13 @@ def summary(result) -> str:
             f"retransmitted {int(tcp['retransmitted_segments'].sum())}")
 
 
+def window_summary(result) -> str:
+    """Median cwnd after the first 5 s and the share of samples in recovery."""
+    series = result.timeseries[result.timeseries["time_s"] > 5]
+    return (f"median cwnd {series['cwnd_bytes'].median() / 1e3:6.1f} KB, in recovery "
+            f"{(series['state'] == 'recovery').mean():.0%} of samples")
+
+
 def with_params(scenario: dict, **params) -> dict:
     changed = copy.deepcopy(scenario)
     for flow in changed["flows"]:
@@ -71,9 +78,10 @@ def main() -> int:
         print(f"  {name:20} {summary(run(found[name], backend='ns3'))}")
 
     print("BBR at 1 BDP:")
-    print(f"  {'simulator':34} {summary(run(found['bbr-1bdp']))}")
+    simulator, ns3 = run(found["bbr-1bdp"]), run(found["bbr-1bdp"], backend="ns3")
+    print(f"  {'simulator':34} {summary(simulator)}; {window_summary(simulator)}")
     print(f"  {'simulator, extra_acked_gain = 0':34} {summary(run(with_params(found['bbr-1bdp'], extra_acked_gain=0.0)))}")
-    print(f"  {'ns-3':34} {summary(run(found['bbr-1bdp'], backend='ns3'))}")
+    print(f"  {'ns-3':34} {summary(ns3)}; {window_summary(ns3)}")
 
     print("BIC without fast convergence (8 BDP):")
     no_convergence = with_params(found["bic-8bdp"], fast_convergence=False)

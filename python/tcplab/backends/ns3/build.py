@@ -68,4 +68,8 @@ def engine_program() -> Path:
     if built.returncode != 0:
         raise Ns3Unavailable("compiling the ns-3 engine failed:\n" + "\n".join(built.stderr.splitlines()[-20:]))
     partial.replace(program)
+    # Builds for an earlier source or wheel are of no further use.
+    for stale in program.parent.glob("tcplab-ns3-*"):
+        if stale != program and not stale.name.endswith(".partial"):
+            stale.unlink(missing_ok=True)
     return program

@@ -55,6 +55,8 @@ const uint16_t BASE_PORT = 5000;
 // At most this much data waits in a sender's buffer unsent (bytes): more than a socket sends on
 // one ACK, so the writer never holds the sender back.
 const uint64_t UNSENT_BYTES = 1 << 18;
+// IPv4 20 B + UDP 8 B: a UDP flow's datagram size is its IP packet's size (bytes).
+const uint32_t UDP_IP_HEADER_BYTES = 28;
 // A receiver takes at most this much from its socket per read (bytes).
 const uint32_t READ_BYTES = 4096;
 
@@ -750,8 +752,7 @@ class UdpSender : public Application
             m_next = Simulator::Schedule(offFor, &UdpSender::Send, this);
             return;
         }
-        // 20 B IPv4 + 8 B UDP: the datagram size is the IP packet's size.
-        m_socket->Send(Create<Packet>(m_plan.datagramBytes - 28));
+        m_socket->Send(Create<Packet>(m_plan.datagramBytes - UDP_IP_HEADER_BYTES));
         g_flows[m_plan.id].sentPackets++;
         g_flows[m_plan.id].sentBytes += m_plan.datagramBytes;
         m_next = Simulator::Schedule(m_interval, &UdpSender::Send, this);
@@ -770,7 +771,7 @@ OnUdpReceive(uint32_t flow, Ptr<Socket> socket)
 {
     while (Ptr<Packet> packet = socket->Recv())
     {
-        g_flows[flow].deliveredBytes += packet->GetSize() + 28;
+        g_flows[flow].deliveredBytes += packet->GetSize() + UDP_IP_HEADER_BYTES;
     }
 }
 

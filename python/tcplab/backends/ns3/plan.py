@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from tcplab._core import ScenarioError
 from tcplab.backends.ns3 import preflight
 
 # The device queue under a queue disc: one packet, so the queue disc decides (one more packet
 # waits in the device; docs/ns3-backend.md).
 DEVICE_QUEUE_UNDER_DISC = "1p"
+# IPv4 20 B + UDP 8 B: a datagram of `packet_size` carries that much less payload.
+UDP_IP_HEADER_BYTES = 28
 
 
 def write_plan(network: dict[str, Any], scenario: dict[str, Any]) -> str:
@@ -100,6 +103,9 @@ def _flow_lines(flow: dict[str, Any], entry: dict[str, Any], key: str, defaults:
     stop = flow["stop_ns"] if flow["stop_ns"] is not None else -1
     flow_id = flow["flow_id"]
     if flow["protocol"] == "udp":
+        if flow["datagram_bytes"] <= UDP_IP_HEADER_BYTES:
+            raise ScenarioError(f"{key}.packet_size: {flow['datagram_bytes']}B leaves no payload after ns-3's IPv4 and "
+                                f"UDP headers ({UDP_IP_HEADER_BYTES} B); give at least {UDP_IP_HEADER_BYTES + 1}B")
         return [f"udp {flow_id} {flow['source']} {flow['sink']} {flow['start_ns']} {stop} {flow['rate_bps']} "
                 f"{flow['datagram_bytes']} {on} {off} {exponential}"]
     cc, tcp = flow["cc"], flow["tcp"]

@@ -265,6 +265,8 @@ def check_channels(network: dict[str, Any]) -> None:
     be ones the back-end maps."""
     channels = network["channels"]
     for forward, reverse in zip(channels[0::2], channels[1::2]):
+        # `_core.network` lists each link's two directions one after the other.
+        assert forward["link"] == reverse["link"] and forward["from"] == reverse["to"], (forward, reverse)
         if forward["delay_ns"] != reverse["delay_ns"]:
             raise ScenarioError(f"topology: link '{forward['link']}' has delay {forward['delay_ns'] / 1e6:g} ms one way and "
                                 f"{reverse['delay_ns'] / 1e6:g} ms the other; ns-3's PointToPointChannel has one delay "
