@@ -112,7 +112,7 @@ def _flow_lines(flow: dict[str, Any], entry: dict[str, Any], key: str, defaults:
     algorithm = preflight.algorithm_for(cc, key)
     preflight.check_tcp(tcp, cc, key)
     cc_attributes = preflight.algorithm_attributes(cc, entry.get("params") or {}, defaults.get(cc, {}), key)
-    sender, receiver, recovery = preflight.socket_attributes(tcp, cc)
+    sender, receiver, recovery = preflight.socket_attributes(tcp)
     size = flow["size_bytes"] if flow["size_bytes"] is not None else -1
     think = flow["restart_think_time_ns"] if flow["restart_think_time_ns"] is not None else -1
     rate = flow["rate_bps"] or 0

@@ -210,7 +210,7 @@ def check_tcp(tcp: dict[str, Any], cc: str, key: str) -> None:
                             f"{' + timestamps 12 B' if tcp['timestamps'] else ''}); set it to {expected_header}B")
 
 
-def socket_attributes(tcp: dict[str, Any], cc: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]], str]:
+def socket_attributes(tcp: dict[str, Any]) -> tuple[list[tuple[str, str]], list[tuple[str, str]], str]:
     """(sender socket attributes, receiver socket attributes, recovery TypeId) for a flow's
     [tcp] options (ns-3.44 tcp-socket.cc:46-119, tcp-socket-base.cc:97-196)."""
     common = [
