@@ -100,3 +100,18 @@ def assemble(scenario: dict[str, Any], resolved_toml: str, backend: str, engine:
         "events": columns(events) if events else empty_events(),
     }
     return result
+
+
+def link_identity(channel: dict[str, Any], nodes: list[str], duration: float, transmitted_bytes: float) -> dict[str, Any]:
+    """The links table's columns that every engine fills alike: which direction, its settings,
+    and its time on the wire (every transmitted byte at the link's rate) over the run."""
+    queue = channel["queue"]
+    buffer = f"{queue['limit_packets']}p" if queue["limit_packets"] is not None else f"{queue['limit_bytes']}B"
+    return {
+        "link": channel["link"], "direction": channel["direction"],
+        "from": nodes[channel["from"]], "to": nodes[channel["to"]], "rate_bps": int(channel["rate_bps"]),
+        "delay_ms": channel["delay_ns"] / 1e6, "buffer": buffer,
+        "utilization": transmitted_bytes * 8 / channel["rate_bps"] / duration,
+        "throughput_bps": transmitted_bytes * 8 / duration,
+    }
+

@@ -16,7 +16,7 @@ import math
 from collections import defaultdict
 from typing import Any
 
-from tcplab.backends.table_columns import NAN, assemble, quantile, queue_series
+from tcplab.backends.table_columns import NAN, assemble, link_identity, quantile, queue_series
 from tcplab.result import Result
 
 
@@ -173,15 +173,8 @@ def _series(flow: dict[str, Any], rows: list) -> list[dict[str, Any]]:
 def _link_row(index: int, channel: dict[str, Any], values: list[float], nodes: list[str], duration: float) -> dict:
     (arrivals, _arrived_bytes, departures, departed_bytes, drops, _dropped_bytes, early_drops, marks, queued,
      _queued_bytes, delay_mean_s, delay_count, wire_losses) = values
-    queue = channel["queue"]
-    buffer = f"{queue['limit_packets']}p" if queue["limit_packets"] is not None else f"{queue['limit_bytes']}B"
     return {
-        "link": channel["link"], "direction": channel["direction"],
-        "from": nodes[channel["from"]], "to": nodes[channel["to"]], "rate_bps": int(channel["rate_bps"]),
-        "delay_ms": channel["delay_ns"] / 1e6, "buffer": buffer,
-        # Time on the wire over the run (each departed byte at the link's rate).
-        "utilization": departed_bytes * 8 / channel["rate_bps"] / duration,
-        "throughput_bps": departed_bytes * 8 / duration,
+        **link_identity(channel, nodes, duration, departed_bytes),
         "offered_packets": int(arrivals), "transmitted_packets": int(departures),
         "transmitted_bytes": int(departed_bytes), "delivered_packets": int(departures - wire_losses),
         "queue_drops": int(drops), "early_drops": int(early_drops), "aqm_drops": 0, "wire_losses": int(wire_losses),

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from tcplab.backends.table_columns import NAN, assemble, quantile, queue_series
+from tcplab.backends.table_columns import NAN, assemble, link_identity, quantile, queue_series
 from tcplab.result import Result
 
 # ns-3's drop reasons that an AQM decides at dequeue (codel-queue-disc.h:93-100; FqCoDel prefixes
@@ -165,16 +165,10 @@ def _link_row(index: int, channel: dict[str, Any], parsed: dict[str, Any], nodes
     drops = {reason: count for (what, reason), count in reasons.items() if what == "drop"}
     aqm_drops = sum(count for reason, count in drops.items() if AQM_DROP_MARKER in reason)
     early_drops = drops.get(EARLY_DROP, 0)
-    queue = channel["queue"]
-    buffer = f"{queue['limit_packets']}p" if queue["limit_packets"] is not None else f"{queue['limit_bytes']}B"
     delays_ms = _samples(directory / f"queue-delay-{index}.f64") * 1000
+    # Transmitted bytes include the 2-byte PPP header of every frame: the wire's time.
     return {
-        "link": channel["link"], "direction": channel["direction"],
-        "from": nodes[channel["from"]], "to": nodes[channel["to"]], "rate_bps": int(channel["rate_bps"]),
-        "delay_ms": channel["delay_ns"] / 1e6, "buffer": buffer,
-        # Time on the wire over the run: every transmitted byte (2-byte PPP header included) at the rate.
-        "utilization": transmitted_bytes * 8 / channel["rate_bps"] / duration,
-        "throughput_bps": transmitted_bytes * 8 / duration,
+        **link_identity(channel, nodes, duration, transmitted_bytes),
         "offered_packets": offered, "transmitted_packets": transmitted, "transmitted_bytes": transmitted_bytes,
         "delivered_packets": delivered, "queue_drops": sum(drops.values()) - aqm_drops, "early_drops": early_drops,
         "aqm_drops": aqm_drops, "wire_losses": wire_losses,
