@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGETS = {"goodput": 0.05, "rtt": 0.10}
 ALGORITHMS = ("newreno", "reno", "cubic", "bic", "highspeed", "hybla", "scalable", "vegas", "veno", "westwood", "bbr")
 LOSS_SEEDS = tuple(range(1, 11))
-# ns-3 users raise RcvBufSize (131072 B by default, which would cap every flow here at
-# 131072 B / 40 ms = 26 Mbit/s): the cases do so in both engines.
+# ns-3 users raise RcvBufSize and SndBufSize (131072 B by default, which would cap every flow
+# here at 131072 B / 40 ms = 26 Mbit/s): the cases do so in both engines.
 RECEIVE_WINDOW = "16MB"
 
 
@@ -60,7 +60,8 @@ def dumbbell(name: str, cc: str, buffer: str, seconds: int, rate: str = "50Mbps"
             "bottleneck": bottleneck,
             "access": {"rate": "1Gbps", "delay": "1ms", "buffer": "1000p"},
         },
-        "tcp": {"profile": "ns3", "mss": "1448B", "receive_window": RECEIVE_WINDOW, "ecn": ecn},
+        "tcp": {"profile": "ns3", "mss": "1448B", "receive_window": RECEIVE_WINDOW, "send_buffer": RECEIVE_WINDOW,
+                "ecn": ecn},
         "flows": [flow],
     }
 

@@ -87,6 +87,18 @@ def test_the_same_file_on_ns3_and_the_simulator_agrees_on_a_long_flow():
     assert ns3["rtt_p50_ms"] == pytest.approx(simulator["rtt_p50_ms"], rel=0.10)
 
 
+def test_the_send_buffer_caps_a_flow_on_both_engines_alike():
+    """ns-3's SndBufSize holds unacknowledged data, so a 40000-byte send buffer under a 1 MB
+    receive window allows 40000 B per RTT; the simulator's `send_buffer` does the same."""
+    text = scenario('[[flows]]\ncc = "newreno"\n',
+                    tcp='profile = "ns3"\nmss = "1448B"\nreceive_window = "1MB"\nsend_buffer = "40000B"')
+    simulator = tcplab.run(text).flows.iloc[0]
+    ns3 = tcplab.run(text, backend="ns3").flows.iloc[0]
+    # 40000 B per 45.5 ms is 7.0 Mbit/s, below the 10 Mbit/s bottleneck: the buffer is the limit.
+    assert simulator["goodput_bps"] < 7.2e6
+    assert ns3["goodput_bps"] == pytest.approx(simulator["goodput_bps"], rel=0.05)
+
+
 def test_red_with_ecn_marks_and_the_flows_reduce():
     text = scenario('[[flows]]\ncc = "newreno"\ncount = 2\n',
                     bottleneck='rate = "10Mbps", delay = "20ms", buffer = "100p", '

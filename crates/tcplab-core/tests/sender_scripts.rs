@@ -53,6 +53,7 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         delayed_ack_timeout: 40 * MS,
         ecn: true,
         receive_window: 1_000_000,
+        send_buffer: None,
         pacing: false,
         ack_delay: tcplab_core::scenario::AckDelayMode::None,
         ack_delay_max: 2 * SEC,
@@ -315,6 +316,20 @@ fn receive_window_limits_the_sender() {
     let packet = Packet { kind: PacketKind::TcpAck, ack: MSS, receive_window: 3 * MSS as u32, ..Packet::default() };
     s.sender.on_ack(&packet, &mut EndpointContext { events: &mut s.events, outbox: &mut s.outbox });
     assert!(s.sent().is_empty(), "9 segments outstanding exceed a 3-segment window");
+}
+
+#[test]
+fn the_send_buffer_bounds_what_is_outstanding() {
+    // A 4-segment send buffer under a 10-segment initial window: four segments leave; each
+    // cumulative ACK frees one segment's room, a SACK frees none (the data stays buffered until
+    // it is acknowledged cumulatively, as in ns-3's TcpTxBuffer).
+    let mut s = Script::with_config(TcpConfig { send_buffer: Some(4 * MSS), ..config(RecoveryMode::Sack) });
+    assert_eq!(s.sent(), vec![0, 1, 2, 3]);
+    s.at(100);
+    s.ack(0, &[(1, 2)]);
+    assert!(s.sent().is_empty());
+    s.ack(2, &[]);
+    assert_eq!(s.sent(), vec![4, 5]);
 }
 
 #[test]

@@ -109,6 +109,7 @@ impl TcpSpec {
             delayed_ack_timeout,
             ecn,
             receive_window,
+            send_buffer,
             pacing,
             ack_delay,
             ack_delay_max
@@ -210,6 +211,8 @@ fn ns3_profile() -> TcpSpec {
         delayed_ack_count: Some(2),
         delayed_ack_timeout: millis(200),
         receive_window: Some(Bytes(131_072)),
+        // TcpSocket SndBufSize: unacknowledged data stays in it, so it caps the flight too.
+        send_buffer: Some(Bytes(131_072)),
         ..TcpSpec::default()
     }
 }

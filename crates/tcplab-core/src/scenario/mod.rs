@@ -272,5 +272,6 @@ mod tests {
         assert_eq!((linux.algorithm_rtt, ns3.algorithm_rtt), (AlgorithmRtt::Sample, AlgorithmRtt::Smoothed));
         assert_eq!((linux.reduction_base, ns3.reduction_base), (ReductionBase::FlightSize, ReductionBase::Pipe));
         assert_eq!(ns3.initial_rto, 3_000 * NANOS_PER_MILLI, "ConnTimeout times the SYN");
+        assert_eq!((linux.send_buffer, ns3.send_buffer), (None, Some(131_072)), "SndBufSize");
     }
 }

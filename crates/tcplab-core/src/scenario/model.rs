@@ -459,6 +459,10 @@ pub struct TcpSpec {
     pub ecn: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receive_window: Option<Bytes>,
+    /// The sender's buffer: at most this much data between the first unacknowledged byte and the
+    /// last one sent (ns-3's SndBufSize holds unacknowledged and unsent data); unset: unbounded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_buffer: Option<Bytes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pacing: Option<bool>,
     /// Receiver-based delay control (Active Delay Control): "none", "exact_rdc" (hold each ACK

@@ -54,6 +54,7 @@ impl TcpSpec {
         let tail_loss_probe = full.tail_loss_probe.expect("defaults fill every key");
         let quick_acks = full.quick_acks.expect("defaults fill every key");
         let receive_window = check_receive_window(&full, mss, key)?;
+        let send_buffer = check_send_buffer(&full, mss, key)?;
         Ok(TcpConfig {
             mss,
             header_bytes: header,
@@ -87,6 +88,7 @@ impl TcpSpec {
             delayed_ack_timeout: get(full.delayed_ack_timeout),
             ecn: full.ecn.expect("defaults fill every key"),
             receive_window,
+            send_buffer,
             pacing: full.pacing.expect("defaults fill every key"),
             ack_delay: full.ack_delay.expect("defaults fill every key"),
             ack_delay_max: full.ack_delay_max.expect("defaults fill every key").nanos(),
@@ -106,6 +108,17 @@ fn check_receive_window(full: &TcpSpec, mss: u64, key: &str) -> Result<u64, Scen
         return Ok(receive_window);
     };
     Err(ScenarioError::new(format!("{key}.receive_window"), why))
+}
+
+/// The send buffer in bytes, if bounded: at least one segment.
+fn check_send_buffer(full: &TcpSpec, mss: u64, key: &str) -> Result<Option<u64>, ScenarioError> {
+    match full.send_buffer.map(|b| b.0) {
+        Some(bytes) if bytes < mss => Err(ScenarioError::new(
+            format!("{key}.send_buffer"),
+            format!("{bytes}B is smaller than one segment ({mss}B): no segment could ever be sent"),
+        )),
+        bounded => Ok(bounded),
+    }
 }
 
 /// min RTO, initial RTO and max RTO in nanoseconds, checked against each other.

@@ -178,6 +178,8 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// Receive buffer in bytes; the advertised window is what it has free.
     pub receive_window: u64,
+    /// Send buffer in bytes: the data outstanding never exceeds it (None: unbounded).
+    pub send_buffer: Option<u64>,
     /// Pace algorithms that set no rate of their own at Linux's internal rate (as with the fq
     /// qdisc): 200% of cwnd / srtt below half of ssthresh, 120% above.
     pub pacing: bool,

@@ -230,9 +230,9 @@ def socket_attributes(tcp: dict[str, Any]) -> tuple[list[tuple[str, str]], list[
         ("ReTxThreshold", str(tcp["duplicate_threshold"])),
         ("LimitedTransmit", _ns3_bool(tcp["limited_transmit"])),
         ("DataRetries", str(DATA_RETRIES)),
-        # The send buffer holds unacknowledged and unsent data and would cap the window at its
-        # size (131072 B by default): sized so that only the receive window and cwnd limit.
-        ("SndBufSize", str(2 * tcp["receive_window"] + (1 << 18))),
+        # The send buffer holds unacknowledged and unsent data, so it caps what is outstanding:
+        # `send_buffer`, or, when unbounded, large enough that only the windows limit.
+        ("SndBufSize", str(tcp["send_buffer"] or 2 * tcp["receive_window"] + (1 << 18))),
     ]
     receiver = common + [
         ("DelAckCount", str(tcp["delayed_ack_count"] if tcp["delayed_ack"] else 1)),

@@ -448,7 +448,8 @@ impl TcpSender {
             return None;
         }
         let length = self.segment_len(self.snd_nxt);
-        (self.snd_nxt + length - self.snd_una <= self.peer_window).then_some(length)
+        let limit = self.peer_window.min(self.config.send_buffer.unwrap_or(u64::MAX));
+        (self.snd_nxt + length - self.snd_una <= limit).then_some(length)
     }
 
     pub fn is_in_recovery(&self) -> bool {
