@@ -13,7 +13,9 @@
 //!
 //! Decisions the paper leaves open (docs/algorithms/compound.md): RTT is the mean of the round's
 //! samples; baseRTT the minimum ever; dwnd only grows in congestion avoidance (slow start is
-//! Reno's); a timeout clears dwnd. Options from later versions: `low_window_rule` (no dwnd below
+//! Reno's); a timeout clears dwnd; neither part grows while the flow does not use its window
+//! (`freeze_when_not_cwnd_limited`, as the Linux 2.6.22 module ns-2.35 runs, tcp_compound.c
+//! `tcp_compound_cong_avoid`, returns unless `tcp_is_cwnd_limited`). Options from later versions: `low_window_rule` (no dwnd below
 //! 38 segments) and `gamma_auto_tuning` (at each loss gamma = 3/4 of the backlog measured in the
 //! last complete round, clipped to [5, 30], after the TUBE idea of tracking what Reno flows
 //! would queue).
@@ -39,6 +41,7 @@ pub struct CompoundConfig {
     pub zeta: f64,
     pub low_window_rule: bool,
     pub gamma_auto_tuning: bool,
+    pub freeze_when_not_cwnd_limited: bool,
 }
 
 impl Default for CompoundConfig {
@@ -51,6 +54,7 @@ impl Default for CompoundConfig {
             zeta: 1.0,
             low_window_rule: false,
             gamma_auto_tuning: false,
+            freeze_when_not_cwnd_limited: true,
         }
     }
 }
@@ -97,6 +101,12 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Bool,
         unit: "",
         description: "set gamma from the backlog seen at losses, within 5 to 30",
+    },
+    ParamSpec {
+        name: "freeze_when_not_cwnd_limited",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "neither cwnd nor dwnd grows while the application or the receive window, not win, limits the flow",
     },
 ];
 
@@ -176,7 +186,7 @@ impl CongestionControl for Compound {
             self.round_rtt_sum += rtt as u128;
             self.round_samples += 1;
         }
-        if !ack.may_raise_cwnd() {
+        if !ack.may_raise_cwnd() || (self.config.freeze_when_not_cwnd_limited && !ack.cwnd_limited) {
             return;
         }
         let mut acked = ack.acked_segments;
@@ -295,6 +305,38 @@ mod tests {
             snd_nxt: 0,
         });
         assert_eq!((c.window.cwnd, c.dwnd), (1, 0.0));
+    }
+
+    #[test]
+    fn neither_part_grows_while_the_flow_is_not_cwnd_limited() {
+        // Each ACK covers one segment in congestion avoidance with the round ending: a limited
+        // flow gains both Reno's 1/win and dwnd's round growth; one the receive window holds
+        // back gains nothing, until it uses its window again.
+        let ack = |c: &mut Compound, cwnd_limited: bool, snd_una: u64| {
+            c.on_ack(&AckEvent {
+                acked_segments: 1,
+                acked_bytes: 1000,
+                rtt_sample: Some(100 * MS),
+                cwnd_limited,
+                snd_una_advanced: true,
+                snd_una,
+                snd_nxt: snd_una + 100_000,
+                ..AckEvent::default()
+            })
+        };
+        let mut c = ctcp(100, 0.0);
+        ack(&mut c, false, 1);
+        assert_eq!((c.cwnd(), c.dwnd), (100_000, 0.0), "frozen");
+        ack(&mut c, true, 200_000);
+        assert!(c.dwnd > 2.9, "grows again once limited by win: dwnd {}", c.dwnd);
+        let mut unfrozen = Compound::new(
+            CompoundConfig { freeze_when_not_cwnd_limited: false, ..CompoundConfig::default() },
+            ConnectionInfo::new(1000, 10, 1),
+        );
+        unfrozen.window.cwnd = 100;
+        unfrozen.window.ssthresh = 10;
+        ack(&mut unfrozen, false, 1);
+        assert!(unfrozen.dwnd > 2.9, "the paper's rule, without Linux's check, grows regardless");
     }
 
     #[test]

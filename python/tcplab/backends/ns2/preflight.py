@@ -123,6 +123,7 @@ MODULE_CONSTANTS: dict[str, dict[str, tuple[Any, str]]] = {
         "gamma": (30.0, "TCP_COMPOUND_GAMMA in tcp_compound.c"),
         "low_window_rule": (False, "tcp_compound.c has no low-window rule"),
         "gamma_auto_tuning": (False, "tcp_compound.c has a fixed gamma"),
+        "freeze_when_not_cwnd_limited": (True, "tcp_compound_cong_avoid returns unless tcp_is_cwnd_limited"),
     },
 }
 
