@@ -68,7 +68,7 @@ def main() -> int:
     found = {name: scenario for name, (scenario, _) in cases(args.quick).items()}
 
     print("ssthresh / cwnd at each reduction (median, n), simulator vs ns-3:")
-    for name in ("newreno-loss0.5pct", "highspeed-8bdp", "hybla-8bdp", "westwood-8bdp", "bic-8bdp", "bic-1bdp"):
+    for name in ("newreno-loss0.5pct", "highspeed-8bdp", "westwood-8bdp", "bic-8bdp", "bic-1bdp"):
         ratios = {backend: reduction_ratios(run(found[name], backend=backend)) for backend in ("simulator", "ns3")}
         print(f"  {name:20} " + ", ".join(f"{backend} {np.median(r):.2f} (n={len(r)})" if r else f"{backend} -"
                                           for backend, r in ratios.items()))

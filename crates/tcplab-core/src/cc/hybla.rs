@@ -11,7 +11,9 @@
 //! (rho = 1.1 becomes 1.0) and 2^fraction from a table; tcplab computes 2^rho - 1 and rho^2 / cwnd
 //! in floating point with a fractional-window accumulator. Linux starts cwnd at rho; tcplab keeps
 //! the connection's initial window. The increase is per ACK, not per acknowledged segment, as in
-//! the paper and Linux; the slow-start exponent is capped at 16 and cwnd at 65535 segments, as in
+//! the paper and Linux (`count_acked_segments = true` adds the congestion-avoidance step once per
+//! acknowledged segment instead, as ns-3's TcpHybla::CongestionAvoidance does; slow start stays
+//! one step per ACK there too); the slow-start exponent is capped at 16 and cwnd at 65535 segments, as in
 //! Linux. RTT0 defaults to 25 ms as in Linux (ns-3 uses 50 ms). Without pacing, a large rho makes
 //! slow start send far more than the path holds in its first RTTs (2^rho times the window per
 //! RTT); the Hybla authors pair it with pacing (`tcp.pacing = true`).
@@ -33,11 +35,13 @@ pub struct HyblaConfig {
     /// Reference RTT the flow emulates.
     pub rtt0: Duration,
     pub freeze_when_not_cwnd_limited: bool,
+    /// Congestion avoidance adds rho^2 / cwnd per acknowledged segment (ns-3), not per ACK.
+    pub count_acked_segments: bool,
 }
 
 impl Default for HyblaConfig {
     fn default() -> Self {
-        Self { rtt0: Duration(25 * NANOS_PER_MILLI), freeze_when_not_cwnd_limited: true }
+        Self { rtt0: Duration(25 * NANOS_PER_MILLI), freeze_when_not_cwnd_limited: true, count_acked_segments: false }
     }
 }
 
@@ -49,6 +53,12 @@ const PARAMS: &[ParamSpec] = &[
         description: "reference RTT (Linux 25 ms, ns-3 50 ms)",
     },
     FREEZE_WHEN_NOT_CWND_LIMITED,
+    ParamSpec {
+        name: "count_acked_segments",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "congestion avoidance grows rho^2 / cwnd per acknowledged segment (ns-3), not per ACK (Linux)",
+    },
 ];
 
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -103,7 +113,8 @@ impl CongestionControl for Hybla {
             return;
         }
         let in_slow_start = self.window.in_slow_start();
-        self.fraction += self.increment();
+        let steps = if self.config.count_acked_segments && !in_slow_start { ack.acked_segments } else { 1 };
+        self.fraction += self.increment() * steps as f64;
         let whole = self.fraction.floor();
         self.fraction -= whole;
         self.window.cwnd = self.window.cwnd.saturating_add(whole as u32).min(CWND_CLAMP_SEGMENTS);
@@ -125,6 +136,30 @@ impl CongestionControl for Hybla {
 mod tests {
     use super::*;
     use crate::cc::harness::FakeSender;
+
+    #[test]
+    fn congestion_avoidance_counts_acks_or_acknowledged_segments() {
+        // rho = 2, cwnd 20 segments, one ACK for two segments: rho^2 / cwnd = 4 / 20 = 0.2 per
+        // step: 0.2 per ACK (Linux), 0.4 per two segments (ns-3).
+        let gain = |count_acked_segments| {
+            let config = HyblaConfig { count_acked_segments, ..HyblaConfig::default() };
+            let mut h = Hybla::new(config, ConnectionInfo::new(1000, 20, 1));
+            h.window.ssthresh = 10;
+            h.rho = 2.0;
+            h.min_srtt = Some(50 * NANOS_PER_MILLI);
+            h.on_ack(&AckEvent {
+                acked_segments: 2,
+                acked_bytes: 2000,
+                snd_una_advanced: true,
+                cwnd_limited: true,
+                srtt: 50 * NANOS_PER_MILLI,
+                ..AckEvent::default()
+            });
+            h.fraction
+        };
+        assert!((gain(false) - 0.2).abs() < 1e-12);
+        assert!((gain(true) - 0.4).abs() < 1e-12);
+    }
 
     #[test]
     fn slow_start_step_is_two_to_the_rho_minus_one() {

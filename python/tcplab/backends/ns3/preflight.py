@@ -92,7 +92,11 @@ CONSTANTS: dict[str, dict[str, tuple[Any, str]]] = {
         "high_decrease": (0.1, "TcpHighSpeed's table"),
         "freeze_when_not_cwnd_limited": (False, "TcpHighSpeed grows whether cwnd-limited or not"),
     },
-    "hybla": {"freeze_when_not_cwnd_limited": (False, "TcpHybla grows whether cwnd-limited or not")},
+    "hybla": {
+        "freeze_when_not_cwnd_limited": (False, "TcpHybla grows whether cwnd-limited or not"),
+        "count_acked_segments": (True, "TcpHybla::CongestionAvoidance adds rho^2 / cwnd per acknowledged segment "
+                                       "(tcp-hybla.cc:118-130)"),
+    },
     "scalable": {"freeze_when_not_cwnd_limited": (False, "TcpScalable grows whether cwnd-limited or not")},
     "veno": {"freeze_when_not_cwnd_limited": (False, "TcpVeno grows whether cwnd-limited or not")},
     "westwood": {
