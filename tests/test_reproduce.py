@@ -183,3 +183,14 @@ def test_an_unknown_paper_is_refused_with_the_choices():
                                capture_output=True, text=True, timeout=60)
     assert completed.returncode == 2
     assert "unknown paper 'nope'" in completed.stderr and "roccet, rta, tcp-do, adc, ctcp-study" in completed.stderr
+
+
+def test_report_html_renders_lists_and_tables_as_report_md_writes_them():
+    """A bulleted list right after a line of text is a list (CommonMark), not a paragraph that
+    runs its items together; the verdict table is a table."""
+    from tcplab.reproduce.report import render_html
+
+    html = render_html("Findings from the runs:\n- first point\n- second point\n\n| claim | verdict |\n|---|---|\n"
+                       "| x-1 | reproduced |\n")
+    assert "<ul>\n<li>first point</li>\n<li>second point</li>\n</ul>" in html
+    assert "<td>reproduced</td>" in html

@@ -66,13 +66,18 @@ def write(reproduction: Reproduction, command: str, wall_seconds: float) -> Path
     ]
     markdown_text = "\n\n".join(header + reproduction.parts) + "\n"
     (out / "report.md").write_text(markdown_text)
-    import markdown
-
-    body = markdown.markdown(markdown_text, extensions=["tables"])
     (out / "report.html").write_text(
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{reproduction.title}</title>"
-        f"<style>{HTML_STYLE}</style></head><body>{body}</body></html>\n")
+        f"<style>{HTML_STYLE}</style></head><body>{render_html(markdown_text)}</body></html>\n")
     return out / "report.md"
+
+
+def render_html(markdown_text: str) -> str:
+    """report.md as HTML by CommonMark (markdown-it-py, with tables): a list right after a line of
+    text is a list, as every Markdown viewer shows report.md, not part of the paragraph."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table").render(markdown_text)
 
 
 def _write_csv(path: Path, header: list[str], rows: list[list]) -> None:
