@@ -52,6 +52,9 @@ pub struct RtaConfig {
     pub bdp_boost_factor: f64,
     /// Which RTT sets Hybla's rho after a switch.
     pub rho_from: RhoSource,
+    /// Hybla's congestion avoidance adds rho^2 / cwnd per acknowledged segment, as ns-3's
+    /// TcpHybla (which the paper's code extends), not per ACK as Linux's.
+    pub hybla_count_acked_segments: bool,
 }
 
 /// The RTT Hybla's rho is computed from after a switch (the smallest since the switch).
@@ -76,6 +79,7 @@ impl Default for RtaConfig {
             bdp_boost: true,
             bdp_boost_factor: 10.0,
             rho_from: RhoSource::Samples,
+            hybla_count_acked_segments: false,
         }
     }
 }
@@ -134,6 +138,12 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Choice { allowed: &["samples", "srtt"] },
         unit: "",
         description: "the RTT that sets Hybla's rho after a switch: the smallest sample or smoothed RTT since it",
+    },
+    ParamSpec {
+        name: "hybla_count_acked_segments",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "Hybla mode's avoidance grows rho^2 / cwnd per acknowledged segment (ns-3's TcpHybla), not per ACK",
     },
 ];
 
@@ -261,6 +271,8 @@ impl Rta {
                 let rho = self.rho();
                 let segments = if in_slow_start {
                     rho.min(MAX_SLOW_START_EXPONENT).exp2() - 1.0
+                } else if self.config.hybla_count_acked_segments {
+                    rho * rho * mss as f64 / self.cwnd as f64 * ack.acked_segments as f64
                 } else {
                     rho * rho * mss as f64 / self.cwnd as f64
                 };
@@ -372,6 +384,28 @@ mod tests {
         assert_eq!(sample(&mut r, 100), None);
         assert_eq!(sample(&mut r, 100), Some("switch_to_newreno"));
         assert_eq!(r.mode, Mode::NewReno);
+    }
+
+    #[test]
+    fn hybla_avoidance_counts_acks_or_acknowledged_segments() {
+        // In Hybla mode with rho = 2 (rtt0 25 ms, smallest RTT since the switch 50 ms) and cwnd
+        // 20 segments in avoidance, an ACK for two segments adds rho^2 / cwnd = 0.2 segment per
+        // ACK (Linux), 0.4 per two segments (ns-3's TcpHybla): 200 or 400 bytes.
+        let gain = |hybla_count_acked_segments| {
+            let mut r = rta(RtaConfig { hybla_count_acked_segments, bdp_boost: false, ..RtaConfig::default() });
+            r.mode = Mode::Hybla;
+            r.min_rtt_since_switch = Some(50 * MS);
+            (r.cwnd, r.ssthresh) = (20_000, 10_000);
+            r.on_ack(&AckEvent {
+                acked_bytes: 2000,
+                acked_segments: 2,
+                snd_una_advanced: true,
+                srtt: 50 * MS,
+                ..AckEvent::default()
+            });
+            r.cwnd - 20_000
+        };
+        assert_eq!((gain(false), gain(true)), (200, 400));
     }
 
     #[test]
