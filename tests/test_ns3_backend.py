@@ -99,6 +99,22 @@ def test_the_send_buffer_caps_a_flow_on_both_engines_alike():
     assert ns3["goodput_bps"] == pytest.approx(simulator["goodput_bps"], rel=0.05)
 
 
+def test_a_delay_step_on_one_direction_changes_only_that_way():
+    """ns-3's point-to-point channel has one delay for both directions: the engine's channel keeps
+    one per direction, with its steps. The forward delay steps from 20 to 200 ms at 2 s."""
+    text = scenario('[[flows]]\ncc = "newreno"\n', duration="5s",
+                    bottleneck='rate = "10Mbps", delay = "20ms", buffer = "30p", '
+                    'forward = { delay_schedule = [{ at = "2s", delay = "200ms" }] }',
+                    tcp='profile = "ns3"\nmss = "1448B"\nreceive_window = "40000B"')
+    srtt = {backend: tcplab.run(text, backend=backend).timeseries.set_index("time_s")["srtt_ms"]
+            for backend in ("simulator", "ns3")}
+    for series in srtt.values():
+        # Base RTT 44 ms before, 44 + 180 = 224 ms after, plus a few ms of serialisation and
+        # delayed ACKs.
+        assert 44 <= series.loc[1.5] < 52 and 224 <= series.loc[4.9] < 240
+    assert srtt["ns3"].loc[4.9] == pytest.approx(srtt["simulator"].loc[4.9], rel=0.02)
+
+
 def test_red_with_ecn_marks_and_the_flows_reduce():
     text = scenario('[[flows]]\ncc = "newreno"\ncount = 2\n',
                     bottleneck='rate = "10Mbps", delay = "20ms", buffer = "100p", '

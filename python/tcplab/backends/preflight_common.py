@@ -13,17 +13,17 @@ LINK_FEATURES = ("jitter", "outages", "trace", "rate_schedule", "delay_schedule"
 
 
 def check_links(scenario: dict[str, Any], engine: str, queue_kinds: tuple[str, ...], loss_mapping: str,
-                queue_note: str = "") -> list[tuple[str, dict[str, Any], Any]]:
-    """Refuses captures, jitter, outages, traces, schedules, loss models other than Bernoulli and
-    queue kinds the engine lacks, naming the key; returns each link (key, table, queue) for the
-    engine's own checks. ``scenario`` is resolved."""
+                queue_note: str = "", features: tuple[str, ...] = ()) -> list[tuple[str, dict[str, Any], Any]]:
+    """Refuses captures, jitter, outages, traces, schedules (but the ``features`` the engine has),
+    loss models other than Bernoulli and queue kinds the engine lacks, naming the key; returns each
+    link (key, table, queue) for the engine's own checks. ``scenario`` is resolved."""
     if scenario["simulation"].get("capture"):
         raise ScenarioError(f"simulation.capture: the {engine} back-end writes no captures; remove the key")
     checked = []
     for key, link in links(scenario):
         for direction_key, direction in [(key, link)] + [(f"{key}.{d}", link[d]) for d in ("forward", "reverse") if d in link]:
             for feature in LINK_FEATURES:
-                if direction.get(feature):
+                if direction.get(feature) and feature not in features:
                     raise ScenarioError(f"{direction_key}.{feature}: the {engine} back-end cannot express "
                                         f"{feature.replace('_', ' ')}s; remove the key to run on {engine}")
             loss = direction.get("loss")

@@ -124,6 +124,8 @@ impl LinkNetwork {
                     "to": channel.to,
                     "rate_bps": channel.rate_bps,
                     "delay_ns": channel.delay,
+                    // Steps of the propagation delay: [time, new delay] in nanoseconds.
+                    "delay_schedule": channel.delay_schedule(),
                     "queue": {
                         "kind": queue.kind,
                         "limit_packets": limit_packets,

@@ -13,7 +13,9 @@
 // Plan lines (whitespace-separated; times in ns, rates in bit/s, sizes in bytes):
 //   simulation DURATION SAMPLE_INTERVAL SEED RUN
 //   nodes COUNT
-//   link A B DELAY RATE_A_TO_B RATE_B_TO_A FLOW_CONTROL   (channels 2i: A->B, 2i+1: B->A)
+//   link A B DELAY_A_TO_B DELAY_B_TO_A RATE_A_TO_B RATE_B_TO_A FLOW_CONTROL
+//                                                      (channels 2i: A->B, 2i+1: B->A)
+//   delay_step CHANNEL AT NEW_DELAY
 //   device_queue CHANNEL SIZE                          (ns-3 QueueSize text: "100p", "250000B")
 //   queue_disc CHANNEL TYPEID Attr=Value...
 //   loss CHANNEL PACKET_ERROR_RATE
@@ -69,7 +71,7 @@ struct Attribute
 struct LinkPlan
 {
     uint32_t a, b;
-    int64_t delayNs;
+    int64_t delayAtoB, delayBtoA;
     uint64_t rateAtoB, rateBtoA;
     // Queue discs need the device to stop and wake them (NetDeviceQueueInterface); a device
     // queue that is the buffer itself needs it off, or the traffic-control layer would drop
@@ -79,6 +81,7 @@ struct LinkPlan
 
 struct QueuePlan
 {
+    std::vector<std::pair<int64_t, int64_t>> delaySteps; // (time, new delay), ns
     std::string deviceQueue = "1p";
     std::string discType; // empty: no queue disc, the device queue is the buffer
     std::vector<Attribute> discAttributes;
@@ -153,7 +156,8 @@ ReadPlan(const std::string& path)
         else if (kind == "link")
         {
             LinkPlan link;
-            fields >> link.a >> link.b >> link.delayNs >> link.rateAtoB >> link.rateBtoA >> link.flowControl;
+            fields >> link.a >> link.b >> link.delayAtoB >> link.delayBtoA >> link.rateAtoB >> link.rateBtoA >>
+                link.flowControl;
             plan.links.push_back(link);
         }
         else if (kind == "device_queue")
@@ -170,6 +174,13 @@ ReadPlan(const std::string& path)
             {
                 plan.queues[channel].discAttributes.push_back(ParseAttribute(attribute));
             }
+        }
+        else if (kind == "delay_step")
+        {
+            uint32_t channel;
+            int64_t at, delay;
+            fields >> channel >> at >> delay;
+            plan.queues[channel].delaySteps.emplace_back(at, delay);
         }
         else if (kind == "loss")
         {
@@ -944,6 +955,59 @@ OnWireLoss(uint32_t channel, Ptr<const Packet> frame)
 // ---------------------------------------------------------------------------------------------
 // The network.
 
+// A point-to-point channel with a propagation delay per direction, each with its steps in time:
+// ns-3's PointToPointChannel has one delay for both. A packet takes the delay in force when it
+// has left the transmitter, as tcplab's links (docs/scenarios.md, delay_schedule).
+class DirectionalDelayChannel : public PointToPointChannel
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("tcplab::DirectionalDelayChannel")
+                                .SetParent<PointToPointChannel>()
+                                .SetGroupName("PointToPoint");
+        return tid;
+    }
+
+    // Steps per direction (0: from the channel's first device), each sorted by time; the first
+    // at time 0 is the base delay.
+    void SetDelays(std::vector<std::pair<int64_t, int64_t>> steps[2])
+    {
+        m_steps[0] = steps[0];
+        m_steps[1] = steps[1];
+    }
+
+    bool TransmitStart(Ptr<const Packet> packet, Ptr<PointToPointNetDevice> source, Time txTime) override
+    {
+        uint32_t wire = source == GetSource(0) ? 0 : 1;
+        Ptr<PointToPointNetDevice> destination = GetDestination(wire);
+        Time delay = DelayAt(wire, (Simulator::Now() + txTime).GetNanoSeconds());
+        Simulator::ScheduleWithContext(destination->GetNode()->GetId(),
+                                       txTime + delay,
+                                       &PointToPointNetDevice::Receive,
+                                       destination,
+                                       packet->Copy());
+        return true;
+    }
+
+  private:
+    Time DelayAt(uint32_t wire, int64_t atNs) const
+    {
+        int64_t delay = 0;
+        for (const auto& [at, value] : m_steps[wire])
+        {
+            if (at > atNs)
+            {
+                break;
+            }
+            delay = value;
+        }
+        return NanoSeconds(delay);
+    }
+
+    std::vector<std::pair<int64_t, int64_t>> m_steps[2];
+};
+
 struct Network
 {
     NodeContainer nodes;
@@ -967,12 +1031,31 @@ BuildNetwork(const Plan& plan)
     {
         const auto& link = plan.links[index];
         PointToPointHelper p2p;
-        p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(link.delayNs)));
         if (!link.flowControl)
         {
             p2p.DisableFlowControl();
         }
         NetDeviceContainer devices = p2p.Install(network.nodes.Get(link.a), network.nodes.Get(link.b));
+        // The helper's channel has one delay: both devices move to one with a delay each way.
+        std::vector<std::pair<int64_t, int64_t>> steps[2];
+        int64_t base[2] = {link.delayAtoB, link.delayBtoA};
+        for (uint32_t side = 0; side < 2; side++)
+        {
+            steps[side].emplace_back(0, base[side]);
+            auto queue = plan.queues.find(2 * index + side);
+            if (queue != plan.queues.end())
+            {
+                steps[side].insert(steps[side].end(),
+                                   queue->second.delaySteps.begin(),
+                                   queue->second.delaySteps.end());
+            }
+        }
+        auto channel = CreateObject<DirectionalDelayChannel>();
+        channel->SetDelays(steps);
+        for (uint32_t side = 0; side < 2; side++)
+        {
+            DynamicCast<PointToPointNetDevice>(devices.Get(side))->Attach(channel);
+        }
         auto interfaces = addressing.Assign(devices);
         addressing.NewNetwork();
         uint32_t ends[2] = {link.a, link.b};

@@ -26,10 +26,11 @@ def write_plan(network: dict[str, Any], scenario: dict[str, Any]) -> str:
     for index in range(0, len(channels), 2):
         forward, reverse = channels[index], channels[index + 1]
         with_disc = forward["queue"]["kind"] != "droptail" or reverse["queue"]["kind"] != "droptail"
-        lines.append(f"link {forward['from']} {forward['to']} {forward['delay_ns']} {forward['rate_bps']} "
-                     f"{reverse['rate_bps']} {int(with_disc)}")
+        lines.append(f"link {forward['from']} {forward['to']} {forward['delay_ns']} {reverse['delay_ns']} "
+                     f"{forward['rate_bps']} {reverse['rate_bps']} {int(with_disc)}")
         for channel_index in (index, index + 1):
             lines += _queue_lines(channel_index, channels[channel_index], with_disc)
+            lines += [f"delay_step {channel_index} {at} {delay}" for at, delay in channels[channel_index]["delay_schedule"]]
     defaults = preflight.parameter_defaults()
     entries = [(i, entry) for i, entry in enumerate(scenario["flows"]) for _ in range(entry.get("count", 1))]
     for flow in network["flows"]:

@@ -251,7 +251,8 @@ QUEUE_KINDS = ("droptail", "red", "codel", "fq_codel")
 
 def check_scenario(scenario: dict[str, Any]) -> None:
     """Refuses, by key, what the ns-3 back-end cannot express. ``scenario`` is resolved."""
-    for key, link, _ in check_links(scenario, "ns-3", QUEUE_KINDS, "to RateErrorModel per packet"):
+    for key, link, _ in check_links(scenario, "ns-3", QUEUE_KINDS, "to RateErrorModel per packet",
+                                    features=("delay_schedule",)):
         if link.get("ecn_mark_threshold") is not None:
             raise ScenarioError(f"{key}.ecn_mark_threshold: ns-3 has no drop-tail queue that marks; remove the key")
         if link.get("rdc_stamp"):
@@ -265,16 +266,11 @@ def check_scenario(scenario: dict[str, Any]) -> None:
 
 
 def check_channels(network: dict[str, Any]) -> None:
-    """ns-3's point-to-point channel has one delay for both directions; a queue's settings must
-    be ones the back-end maps."""
+    """A queue's settings must be ones the back-end maps."""
     channels = network["channels"]
     for forward, reverse in zip(channels[0::2], channels[1::2]):
         # `_core.network` lists each link's two directions one after the other.
         assert forward["link"] == reverse["link"] and forward["from"] == reverse["to"], (forward, reverse)
-        if forward["delay_ns"] != reverse["delay_ns"]:
-            raise ScenarioError(f"topology: link '{forward['link']}' has delay {forward['delay_ns'] / 1e6:g} ms one way and "
-                                f"{reverse['delay_ns'] / 1e6:g} ms the other; ns-3's PointToPointChannel has one delay "
-                                "for both: give both directions the same delay")
     for channel in channels:
         queue = channel["queue"]
         parameters = queue["parameters"]
