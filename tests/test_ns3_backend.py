@@ -115,6 +115,22 @@ def test_a_delay_step_on_one_direction_changes_only_that_way():
     assert srtt["ns3"].loc[4.9] == pytest.approx(srtt["simulator"].loc[4.9], rel=0.02)
 
 
+def test_tcp_rta_runs_in_ns3_and_switches_at_the_papers_steps():
+    """TCP-RTA has no ns-3 code of its authors': the engine's (tcp-rta.cc) runs the paper's
+    step scenario in ns-3 and switches to Hybla after the path's RTT rises to 870 ms at 10 s and
+    back after it falls at 30 s, as the simulator's does."""
+    from pathlib import Path
+
+    step = Path(__file__).resolve().parent.parent / "scenarios" / "papers" / "rta" / "step.toml"
+    for backend in ("simulator", "ns3"):
+        events = tcplab.run(step, backend=backend).events
+        switches = events[events["event"].str.startswith("switch_to")]
+        assert list(switches["event"]) == ["switch_to_hybla", "switch_to_newreno"], backend
+        hybla_at, newreno_at = switches["time_s"]
+        # Three RTT samples of the new path: about one RTT after the step, plus the queue.
+        assert 10.8 < hybla_at < 12 and 30.0 < newreno_at < 31.5, (backend, hybla_at, newreno_at)
+
+
 def test_red_with_ecn_marks_and_the_flows_reduce():
     text = scenario('[[flows]]\ncc = "newreno"\ncount = 2\n',
                     bottleneck='rate = "10Mbps", delay = "20ms", buffer = "100p", '

@@ -1,6 +1,6 @@
-"""The ns-3 engine program: engine.cc compiled once against the ns3 wheel's headers and libraries
-(PyPI `ns3`, 3.44.post0) and kept in a cache directory, rebuilt when the wheel or the source
-changes."""
+"""The ns-3 engine program: engine.cc (and tcp-rta.cc, TCP-RTA for ns-3) compiled once against the
+ns3 wheel's headers and libraries (PyPI `ns3`, 3.44.post0) and kept in a cache directory, rebuilt
+when the wheel or a source changes."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ WHEEL = "ns3"
 WHEEL_VERSION = "3.44.post0"
 INSTALL_HINT = (f"install the ns-3 wheel with 'python3 -m pip install {WHEEL}=={WHEEL_VERSION}' "
                 "(or 'python3 -m pip install -e .[test]'); it needs Python 3.11 on x86-64 Linux")
-SOURCE = Path(__file__).with_name("engine.cc")
+# The engine, and the algorithms of the papers ns-3 lacks (each registers its TypeId itself).
+SOURCES = (Path(__file__).with_name("engine.cc"), Path(__file__).with_name("tcp-rta.cc"))
 # The ns-3 modules the engine links (libns3.44-<name>.so) and the definitions the wheel was built
 # with (lib64/cmake/ns3/ns3Targets.cmake: INTERFACE_COMPILE_DEFINITIONS).
 MODULES = ("core", "network", "internet", "point-to-point", "applications", "traffic-control", "stats",
@@ -54,7 +55,8 @@ def engine_program() -> Path:
     if compiler is None:
         raise Ns3Unavailable("the ns-3 back-end compiles a small program against the ns-3 wheel and needs a C++20 "
                              "compiler: install g++ (Debian: 'apt-get install g++')")
-    key = hashlib.sha256(SOURCE.read_bytes() + f"{WHEEL_VERSION} {root}".encode()).hexdigest()[:16]
+    sources = b"".join(source.read_bytes() for source in SOURCES)
+    key = hashlib.sha256(sources + f"{WHEEL_VERSION} {root}".encode()).hexdigest()[:16]
     program = cache_directory() / f"tcplab-ns3-{key}"
     if program.exists():
         return program
@@ -62,7 +64,7 @@ def engine_program() -> Path:
     library = root / "lib64"
     partial = program.with_suffix(f".{os.getpid()}.partial")
     command = [compiler, "-std=c++20", "-O2", *(f"-D{d}" for d in DEFINITIONS), f"-I{root / 'include'}",
-               str(SOURCE), f"-L{library}", f"-Wl,-rpath,{library}",
+               *(str(source) for source in SOURCES), f"-L{library}", f"-Wl,-rpath,{library}",
                *(f"-lns3.44-{module}" for module in MODULES), "-o", str(partial)]
     built = subprocess.run(command, capture_output=True, text=True)
     if built.returncode != 0:

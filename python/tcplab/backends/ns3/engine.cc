@@ -399,6 +399,12 @@ OnTcpRetransmission(uint32_t flow,
     g_flows[flow].retransmittedBytes += packet->GetSize();
 }
 
+void
+OnAlgorithmEvent(uint32_t flow, std::string event)
+{
+    WriteEvent(flow, event);
+}
+
 // ns-3.44's EnterCwr sets CA_CWR without telling the congestion control: seen on the trace.
 void
 OnCongState(uint32_t flow, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t state)
@@ -519,6 +525,8 @@ class TcpWriter : public Application
         auto inner = algorithm.Create<TcpCongestionOps>();
         SetAll(inner, m_plan.ccAttributes);
         tcp->SetCongestionControlAlgorithm(CreateObject<CongestionObserver>(inner, m_plan.id));
+        // Algorithms that report events of their own (TCP-RTA's switches) do it on "Switch".
+        inner->TraceConnectWithoutContext("Switch", MakeBoundCallback(&OnAlgorithmEvent, m_plan.id));
         m_socket->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTcpTx, m_plan.id));
         m_socket->TraceConnectWithoutContext("Retransmission",
                                              MakeBoundCallback(&OnTcpRetransmission, m_plan.id));

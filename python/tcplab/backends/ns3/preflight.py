@@ -25,6 +25,8 @@ ALGORITHMS = {
     "newreno": "ns3::TcpNewReno", "reno": "ns3::TcpLinuxReno", "cubic": "ns3::TcpCubic", "bic": "ns3::TcpBic",
     "highspeed": "ns3::TcpHighSpeed", "hybla": "ns3::TcpHybla", "scalable": "ns3::TcpScalable",
     "vegas": "ns3::TcpVegas", "veno": "ns3::TcpVeno", "westwood": "ns3::TcpWestwoodPlus", "bbr": "ns3::TcpBbr",
+    # TCP-RTA was written for ns-3 but never published: the engine's own (tcp-rta.cc).
+    "rta": "tcplab::TcpRta",
 }
 
 
@@ -56,6 +58,13 @@ ATTRIBUTES: dict[str, dict[str, tuple[str, Any]]] = {
     "scalable": {"ai_count": ("AIFactor", str), "md_shift": ("MDFactor", lambda shift: str(2.0 ** -int(shift)))},
     "vegas": {"alpha": ("Alpha", str), "beta": ("Beta", str), "gamma": ("Gamma", str)},
     "veno": {"beta": ("Beta", str)},
+    "rta": {
+        "upper_threshold": ("UpperThreshold", _nanoseconds_text), "lower_threshold": ("LowerThreshold", _nanoseconds_text),
+        "rtt0": ("Rtt0", _nanoseconds_text), "slow_start_by_segments": ("SlowStartBySegments", _ns3_bool),
+        "byte_counted_avoidance": ("ByteCountedAvoidance", _ns3_bool),
+        "two_thirds_ssthresh": ("TwoThirdsSsthresh", _ns3_bool), "bdp_boost": ("BdpBoost", _ns3_bool),
+        "bdp_boost_factor": ("BdpBoostFactor", str), "hybla_count_acked_segments": ("HyblaCountAckedSegments", _ns3_bool),
+    },
     "bbr": {
         "high_gain": ("HighGain", str), "bw_window_rounds": ("BwWindowLength", str),
         "min_rtt_window": ("RttWindowLength", _nanoseconds_text), "probe_rtt_duration": ("ProbeRttDuration", _nanoseconds_text),
@@ -103,6 +112,9 @@ CONSTANTS: dict[str, dict[str, tuple[Any, str]]] = {
         "freeze_when_not_cwnd_limited": (False, "TcpWestwoodPlus grows whether cwnd-limited or not"),
         "min_sample_window": (None, "TcpWestwoodPlus takes one sample per smoothed RTT, with no floor "
                                     "(tcp-westwood-plus.cc:96-101)"),
+    },
+    "rta": {
+        "rho_from": (None, "ns-3 hands the algorithm one RTT, the smoothed one, so rho comes from it either way"),
     },
     "bbr": {
         "drain_gain": (None, "TcpBbr's DRAIN gain is 1 / HighGain (tcp-bbr.cc:326)"),
