@@ -4,7 +4,8 @@ it.
 
 - ``preflight.py``: what ns-3 can express, and each flow's ns-3 classes and attribute values;
 - ``plan.py``: the scenario as the engine's plan;
-- ``engine.cc`` and ``build.py``: the one ns-3 program, compiled once against the wheel;
+- ``engine/`` and ``build.py``: the one ns-3 program (``engine/main.cc`` describes it), compiled
+  once against the wheel;
 - ``run.py``: one run, from plan to tables;
 - ``tables.py``: the engine's output as the simulator's tables.
 """

@@ -1,6 +1,6 @@
-"""The ns-3 engine program: engine.cc (and tcp-rta.cc, TCP-RTA for ns-3) compiled once against the
-ns3 wheel's headers and libraries (PyPI `ns3`, 3.44.post0) and kept in a cache directory, rebuilt
-when the wheel or a source changes."""
+"""The ns-3 engine program: the sources in engine/ compiled once against the ns3 wheel's headers
+and libraries (PyPI `ns3`, 3.44.post0) and kept in a cache directory, rebuilt when the wheel or a
+source changes."""
 
 from __future__ import annotations
 
@@ -15,8 +15,11 @@ WHEEL = "ns3"
 WHEEL_VERSION = "3.44.post0"
 INSTALL_HINT = (f"install the ns-3 wheel with 'python3 -m pip install {WHEEL}=={WHEEL_VERSION}' "
                 "(or 'python3 -m pip install -e .[test]'); it needs Python 3.11 on x86-64 Linux")
-# The engine, and the algorithms of the papers ns-3 lacks (each registers its TypeId itself).
-SOURCES = (Path(__file__).with_name("engine.cc"), Path(__file__).with_name("tcp-rta.cc"))
+# The engine's sources (engine/main.cc describes it), among them the algorithms of the papers
+# ns-3 lacks (tcp-rta.cc; each registers its TypeId itself), and the header they share.
+ENGINE = Path(__file__).with_name("engine")
+SOURCES = tuple(sorted(ENGINE.glob("*.cc")))
+HEADERS = tuple(sorted(ENGINE.glob("*.h")))
 # The ns-3 modules the engine links (libns3.44-<name>.so) and the definitions the wheel was built
 # with (lib64/cmake/ns3/ns3Targets.cmake: INTERFACE_COMPILE_DEFINITIONS).
 MODULES = ("core", "network", "internet", "point-to-point", "applications", "traffic-control", "stats",
@@ -55,7 +58,7 @@ def engine_program() -> Path:
     if compiler is None:
         raise Ns3Unavailable("the ns-3 back-end compiles a small program against the ns-3 wheel and needs a C++20 "
                              "compiler: install g++ (Debian: 'apt-get install g++')")
-    sources = b"".join(source.read_bytes() for source in SOURCES)
+    sources = b"".join(source.read_bytes() for source in SOURCES + HEADERS)
     key = hashlib.sha256(sources + f"{WHEEL_VERSION} {root}".encode()).hexdigest()[:16]
     program = cache_directory() / f"tcplab-ns3-{key}"
     if program.exists():

@@ -1,6 +1,6 @@
 """A scenario as the ns-3 engine's plan: the network a simulation of the same file builds
 (`_core.network`), each link direction's buffer as ns-3 classes, and each flow's socket,
-congestion control and application. engine.cc's header describes the line format."""
+congestion control and application. engine/main.cc's header describes the line format."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ ALGORITHMS = {
     "newreno": "ns3::TcpNewReno", "reno": "ns3::TcpLinuxReno", "cubic": "ns3::TcpCubic", "bic": "ns3::TcpBic",
     "highspeed": "ns3::TcpHighSpeed", "hybla": "ns3::TcpHybla", "scalable": "ns3::TcpScalable",
     "vegas": "ns3::TcpVegas", "veno": "ns3::TcpVeno", "westwood": "ns3::TcpWestwoodPlus", "bbr": "ns3::TcpBbr",
-    # TCP-RTA was written for ns-3 but never published: the engine's own (tcp-rta.cc).
+    # TCP-RTA was written for ns-3 but never published: the engine's own (engine/tcp-rta.cc).
     "rta": "tcplab::TcpRta",
 }
 

@@ -1,4 +1,4 @@
-"""An ns-3 run's output (engine.cc's samples.txt and its per-flow RTT and per-channel queue-delay
+"""An ns-3 run's output (engine/main.cc's samples.txt and its per-flow RTT and per-channel queue-delay
 files) as the simulator's tables (docs/results.md), so plots, reports, sweeps and comparisons
 read it like any run. What ns-3 does not expose is NaN; docs/ns3-backend.md lists each column's
 source.
