@@ -20,12 +20,13 @@ and whether each mean is within the targets: goodput 5%, drops 15% or 3 packets,
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 
 import pandas as pd
+
+from comparison_cases import choose, save_summary
 
 from tcplab import run
 from tcplab.compare_backends import comparison_table, link_table, markdown_link_table, markdown_table, overlay_figure
@@ -165,17 +166,10 @@ def summarise(name: str, per_seed: list[dict]) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="10-second versions of every case")
-    parser.add_argument("--case", action="append", help="run only this case (repeatable)")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "ns2-backend")
-    args = parser.parse_args()
-    everything = cases(args.quick)
-    chosen = args.case or list(everything)
-    unknown = [c for c in chosen if c not in everything]
-    if unknown:
-        print(f"unknown case {', '.join(unknown)}; the cases are: {', '.join(everything)}", file=sys.stderr)
+    choice = choose(__doc__, "10-second versions of every case", ROOT / "docs" / "ns2-backend", cases)
+    if choice is None:
         return 2
+    args, everything, chosen = choice
     rows = []
     for name in chosen:
         started = time.monotonic()
@@ -207,11 +201,7 @@ def main() -> int:
               f"drops {row['drops_simulator']:7.1f} / {row['drops_ns2']:7.1f}, timeouts {row['timeouts_simulator']:5.1f} / "
               f"{row['timeouts_ns2']:5.1f}, queue {row['queue_delay_ms_simulator']:7.2f} / {row['queue_delay_ms_ns2']:7.2f} ms; "
               f"{verdict}; {time.monotonic() - started:.0f} s for {len(SEEDS)} seeds", flush=True)
-    frame = pd.DataFrame(rows)
-    summary = args.out / ("comparison-quick.csv" if args.quick else "comparison.csv")
-    if args.case and summary.exists():
-        frame = pd.concat([pd.read_csv(summary).query("case not in @chosen"), frame], ignore_index=True)
-    frame.to_csv(summary, index=False)
+    summary, _ = save_summary(pd.DataFrame(rows), args, chosen)
     print(f"written: {summary}")
     return 0
 

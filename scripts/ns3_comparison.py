@@ -15,7 +15,6 @@ goodput 5%, mean RTT 10%.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time
@@ -23,6 +22,8 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pandas as pd
+
+from comparison_cases import choose, save_summary
 
 from tcplab import run
 from tcplab.backends.ns3 import preflight
@@ -115,17 +116,10 @@ def summarise(name: str, per_seed: list[dict]) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="5-second versions of every case")
-    parser.add_argument("--case", action="append", help="run only this case (repeatable)")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "ns3-backend")
-    args = parser.parse_args()
-    everything = cases(args.quick)
-    chosen = args.case or list(everything)
-    unknown = [c for c in chosen if c not in everything]
-    if unknown:
-        print(f"unknown case {', '.join(unknown)}; the cases are: {', '.join(everything)}", file=sys.stderr)
+    choice = choose(__doc__, "5-second versions of every case", ROOT / "docs" / "ns3-backend", cases)
+    if choice is None:
         return 2
+    args, everything, chosen = choice
     rows = []
     for name in chosen:
         scenario, seeds = everything[name]
@@ -149,11 +143,7 @@ def main() -> int:
               f"({'ok' if row['goodput_ok'] else 'OUT'}), RTT {row['rtt_mean_ms_simulator']:7.2f} / "
               f"{row['rtt_mean_ms_ns3']:7.2f} ms ({'ok' if row['rtt_ok'] else 'OUT'}); wall "
               f"{row['wall_s_simulator']:.2f} / {row['wall_s_ns3']:.2f} s per seed", flush=True)
-    frame = pd.DataFrame(rows)
-    summary = args.out / ("comparison-quick.csv" if args.quick else "comparison.csv")
-    if args.case and summary.exists():
-        frame = pd.concat([pd.read_csv(summary).query("case not in @chosen"), frame], ignore_index=True)
-    frame.to_csv(summary, index=False)
+    summary, frame = save_summary(pd.DataFrame(rows), args, chosen)
     summary.with_suffix(".md").write_text(markdown_summary(frame), encoding="utf-8")
     print(f"written: {summary} and {summary.with_suffix('.md')}")
     return 0
