@@ -180,6 +180,17 @@ def test_random_loss_udp_and_finite_transfers():
     conserved(result.links)
 
 
+def test_rate_limited_and_on_off_tcp_writers_send_what_they_write():
+    """A 2 Mbit/s writer, and a 4 Mbit/s one on for 1 s of every 2 (unsent data kept), each
+    deliver about 2 Mbit/s on a 10 Mbit/s path, on both engines."""
+    text = scenario('[[flows]]\ncc = "cubic"\nrate = "2Mbps"\n\n'
+                    '[[flows]]\ncc = "newreno"\nrate = "4Mbps"\non_time = "1s"\noff_time = "1s"\n'
+                    'off_unsent = "keep"\n', duration="10s")
+    for backend in ("simulator", "ns3"):
+        goodputs = tcplab.run(text, backend=backend).flows["goodput_bps"]
+        assert goodputs.tolist() == pytest.approx([2e6, 2e6], rel=0.02), backend
+
+
 @pytest.mark.parametrize("change, message", [
     ('[[flows]]\ncc = "compound"\n', "flows[0].cc: 'compound' has no counterpart in ns-3 3.44"),
     ('[[flows]]\ncc = "cubic"\nparams = { cnt_before_loss_rule = "exactly" }\n',

@@ -188,6 +188,21 @@ class RecordingRttEstimator : public RttMeanDeviation
     uint32_t m_flow;
 };
 
+// An on or off period's length (ns): constant, or exponential with that mean, as the plan says.
+Ptr<RandomVariableStream>
+MakePeriod(int64_t meanNs, bool exponential)
+{
+    if (exponential)
+    {
+        auto period = CreateObject<ExponentialRandomVariable>();
+        period->SetAttribute("Mean", DoubleValue(meanNs));
+        return period;
+    }
+    auto period = CreateObject<ConstantRandomVariable>();
+    period->SetAttribute("Constant", DoubleValue(meanNs));
+    return period;
+}
+
 // Writes a TCP flow's data: without limit (bulk), `size` bytes (finite; again after `think`
 // when restarting, on a new connection), at `rate` when set, and only in on periods when set.
 class TcpWriter : public Application
@@ -217,31 +232,14 @@ class TcpWriter : public Application
     {
         if (m_plan.onNs >= 0)
         {
-            m_on = MakePeriod(m_plan.onNs);
-            m_off = MakePeriod(m_plan.offNs);
+            m_on = MakePeriod(m_plan.onNs, m_plan.exponential);
+            m_off = MakePeriod(m_plan.offNs, m_plan.exponential);
         }
         Open();
         if (m_plan.stopNs >= 0)
         {
             Simulator::Schedule(NanoSeconds(m_plan.stopNs - m_plan.startNs), &TcpWriter::Stop, this);
         }
-    }
-
-    void StopApplication() override
-    {
-    }
-
-    Ptr<RandomVariableStream> MakePeriod(int64_t meanNs)
-    {
-        if (m_plan.exponential)
-        {
-            auto period = CreateObject<ExponentialRandomVariable>();
-            period->SetAttribute("Mean", DoubleValue(meanNs));
-            return period;
-        }
-        auto period = CreateObject<ConstantRandomVariable>();
-        period->SetAttribute("Constant", DoubleValue(meanNs));
-        return period;
     }
 
     void Open()
@@ -323,7 +321,7 @@ class TcpWriter : public Application
     {
         Credit();
         Write();
-        double segmentSeconds = 1448.0 * 8 / m_plan.rateBps;
+        double segmentSeconds = g_flows[m_plan.id].tcb->m_segmentSize * 8.0 / m_plan.rateBps;
         m_tick = Simulator::Schedule(Seconds(segmentSeconds), &TcpWriter::Tick, this);
     }
 
@@ -406,10 +404,6 @@ class TcpReader : public Application
                                       MakeCallback(&TcpReader::Accept, this));
     }
 
-    void StopApplication() override
-    {
-    }
-
     void Accept(Ptr<Socket> socket, const Address&)
     {
         m_received[PeekPointer(socket)] = 0;
@@ -432,7 +426,7 @@ class TcpReader : public Application
         }
         if (m_plan.sizeBytes >= 0 && received >= static_cast<uint64_t>(m_plan.sizeBytes))
         {
-            received = 0; // a connection completes once
+            // A connection completes once; what else arrives on it is read and dropped.
             m_received.erase(PeekPointer(socket));
             socket->SetRecvCallback(MakeCallback(&TcpReader::Discard, this));
             m_writer->TransferComplete();
@@ -441,7 +435,7 @@ class TcpReader : public Application
 
     void Discard(Ptr<Socket> socket)
     {
-        while (socket->Recv())
+        while (socket->Recv(READ_BYTES, 0))
         {
         }
     }
@@ -471,24 +465,8 @@ class UdpSender : public Application
         m_interval = Seconds(m_plan.datagramBytes * 8.0 / m_plan.rateBps);
         if (m_plan.onNs >= 0)
         {
-            if (m_plan.exponential)
-            {
-                auto on = CreateObject<ExponentialRandomVariable>();
-                on->SetAttribute("Mean", DoubleValue(m_plan.onNs));
-                auto off = CreateObject<ExponentialRandomVariable>();
-                off->SetAttribute("Mean", DoubleValue(m_plan.offNs));
-                m_on = on;
-                m_off = off;
-            }
-            else
-            {
-                auto on = CreateObject<ConstantRandomVariable>();
-                on->SetAttribute("Constant", DoubleValue(m_plan.onNs));
-                auto off = CreateObject<ConstantRandomVariable>();
-                off->SetAttribute("Constant", DoubleValue(m_plan.offNs));
-                m_on = on;
-                m_off = off;
-            }
+            m_on = MakePeriod(m_plan.onNs, m_plan.exponential);
+            m_off = MakePeriod(m_plan.offNs, m_plan.exponential);
             m_periodEnd = Simulator::Now() + NanoSeconds(m_on->GetValue());
         }
         Send();

@@ -66,20 +66,12 @@ OnDeviceDrop(uint32_t channel, Ptr<const Packet> packet)
     g_channels[channel].Dropped(packet->GetUid(), "Queue full", DataFlowOfFrame(packet));
 }
 
-Ptr<Packet>
-TransportOf(Ptr<const QueueDiscItem> item, uint8_t& protocol)
-{
-    auto ip = DynamicCast<const Ipv4QueueDiscItem>(item);
-    protocol = ip ? ip->GetHeader().GetProtocol() : 0;
-    return item->GetPacket()->Copy();
-}
-
+// A queue disc's item holds its IPv4 header apart; the packet starts at the transport header.
 int64_t
 DataFlowOfItem(Ptr<const QueueDiscItem> item)
 {
-    uint8_t protocol;
-    Ptr<Packet> packet = TransportOf(item, protocol);
-    return DataFlowOf(packet, protocol);
+    auto ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+    return DataFlowOf(item->GetPacket()->Copy(), ip ? ip->GetHeader().GetProtocol() : 0);
 }
 
 void
@@ -244,9 +236,6 @@ BuildNetwork(const Plan& plan)
                 network.addresses[ends[side]] = interfaces.GetAddress(side);
                 addressed[ends[side]] = true;
             }
-        }
-        for (uint32_t side = 0; side < 2; side++)
-        {
             auto device = DynamicCast<PointToPointNetDevice>(devices.Get(side));
             // Ipv4AddressHelper::Assign installs ns-3's default queue disc (FqCoDel) on devices
             // with flow control: removed, so a device's buffer is what the plan says.
