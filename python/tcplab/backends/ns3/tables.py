@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from tcplab.backends.table_columns import NAN, assemble, link_identity, quantile, queue_series
+from tcplab.backends.table_columns import NAN, assemble, link_identity, queue_series
 from tcplab.result import Result
 
 # ns-3's drop reasons that an AQM decides at dequeue (codel-queue-disc.h:93-100; FqCoDel prefixes
@@ -98,8 +98,7 @@ def _flow_row(flow: dict[str, Any], rows: list, parsed: dict[str, Any], nodes: l
             "timeouts": timeouts, "timeouts_after_loss": NAN, "fast_recoveries": recoveries, "ecn_reductions": ecn,
             "rtt_mean_ms": float(rtt_ms.mean()) if rtt_ms.size else NAN,
             "rtt_min_ms": float(rtt_ms.min()) if rtt_ms.size else NAN,
-            "rtt_p50_ms": _quantile(rtt_ms, 0.5), "rtt_p95_ms": _quantile(rtt_ms, 0.95),
-            "rtt_p99_ms": _quantile(rtt_ms, 0.99),
+            **dict(zip(("rtt_p50_ms", "rtt_p95_ms", "rtt_p99_ms"), _percentiles(rtt_ms))),
             "completion_time_s": completed - start if completed is not None else NAN,
             "duplicate_bytes": NAN, "packets_lost": lost, "loss_ratio": lost / sent_packets if sent_packets else NAN,
         })
@@ -119,10 +118,12 @@ def _flow_row(flow: dict[str, Any], rows: list, parsed: dict[str, Any], nodes: l
     return row
 
 
-def _quantile(values: np.ndarray, q: float) -> float:
-    # Three significant digits, as the simulator reports percentiles.
-    value = quantile(values.tolist(), q) if values.size else NAN
-    return float(f"{value:.3g}") if math.isfinite(value) else NAN
+def _percentiles(values: np.ndarray) -> list[float]:
+    """p50, p95 and p99 to three significant digits, as the simulator reports them; NaN without
+    values."""
+    if not values.size:
+        return [NAN] * 3
+    return [float(f"{value:.3g}") for value in np.quantile(values, [0.5, 0.95, 0.99])]
 
 
 def _number(text: str) -> float:
@@ -175,6 +176,5 @@ def _link_row(index: int, channel: dict[str, Any], parsed: dict[str, Any], nodes
         "ecn_marks": sum(count for (what, _), count in reasons.items() if what == "mark"),
         "queued_packets": queued, "max_queue_packets": max_packets, "max_queue_bytes": max_bytes,
         "queue_delay_mean_ms": float(delays_ms.mean()) if delays_ms.size else NAN,
-        "queue_delay_p50_ms": _quantile(delays_ms, 0.5), "queue_delay_p95_ms": _quantile(delays_ms, 0.95),
-        "queue_delay_p99_ms": _quantile(delays_ms, 0.99),
+        **dict(zip(("queue_delay_p50_ms", "queue_delay_p95_ms", "queue_delay_p99_ms"), _percentiles(delays_ms))),
     }
