@@ -30,6 +30,7 @@ from comparison_cases import choose, save_summary
 
 from tcplab import run
 from tcplab.compare_backends import comparison_table, link_table, markdown_link_table, markdown_table, overlay_figure
+from tcplab.backends.ns2.preflight import LINUX_AGENT_PARAMS
 from tcplab.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,18 +62,6 @@ def dumbbell(name: str, recovery: str, window_packets: int, queue: str, seconds:
 
 
 RED_ECN = {"kind": "red", "ecn": True, "min_th": "5p", "max_th": "15p"}
-# ns-2.35's modules are Linux 2.6.22's: the parameter sets that express them (docs/algorithms/cubic.md
-# and bic.md; the ACK-count estimate is 31/16 with the agent's one ACK per segment).
-LINUX_AGENT_PARAMS = {
-    "cubic": {"beta": 0.7998046875, "hystart": False, "cnt_before_loss": 50, "cnt_before_loss_rule": "exactly",
-              "min_cnt": 1, "max_increment": 0, "rtt_lookahead": False, "cnt_divisor": 1.9375},
-    "bic": {"beta": 0.7998046875, "cnt_divisor": 1.9375},
-    "compound": {},
-    "vegas": {},
-    "veno": {},
-}
-
-
 def ctcp_chain(name: str, cc: str, window_packets: int, seconds: int) -> dict:
     scenario = load_scenario(ROOT / "scenarios" / "papers" / "ctcp-study" / "chain.toml")
     scenario["name"] = name

@@ -115,6 +115,8 @@ def _add_execution_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scheduler", metavar="ADDRESS", help="use a running Dask scheduler, e.g. tcp://host:8786")
     parser.add_argument("--out", type=Path, help="results directory (default: results/<scenario name>-<command>)")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    parser.add_argument("--backend", choices=["simulator", "ns2", "ns3"], default="simulator",
+                        help="where every run executes: tcplab's simulator (default), ns-2.35 or ns-3 3.44")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -400,14 +402,16 @@ def _sweep(args: argparse.Namespace) -> int:
     from tcplab.sweeps.plan import parse_vary
 
     if args.resume:
-        if args.scenarios or args.vary or args.runs is not None or args.zip or args.overrides or args.out:
+        if (args.scenarios or args.vary or args.runs is not None or args.zip or args.overrides or args.out
+                or args.backend != "simulator"):
             raise _error("--resume", "resumes a sweep as it was planned; give only the directory (and --workers or --scheduler)")
         store = SweepStore.open(args.resume)
     else:
         if not args.scenarios:
             raise _error("FILE", "a sweep needs a scenario file (or --resume DIR)")
         parameters = [parse_vary(item) for item in args.vary]
-        plan = plan_from(args.scenarios, parameters, runs=args.runs, zip_values=args.zip, overrides=_overrides(args))
+        plan = plan_from(args.scenarios, parameters, runs=args.runs, zip_values=args.zip, overrides=_overrides(args),
+                         backend=args.backend)
         store = SweepStore.create(args.out or _default_out(plan.scenario, args.scenarios[0], "sweep"), plan)
     return _execute_sweep(store, args)
 
@@ -418,7 +422,8 @@ def _compare(args: argparse.Namespace) -> int:
 
     from tcplab.report import write_report
 
-    plan = compare_plan(args.scenario, split_values(args.cc), runs=args.runs, overrides=_overrides(args))
+    plan = compare_plan(args.scenario, split_values(args.cc), runs=args.runs, overrides=_overrides(args),
+                        backend=args.backend)
     store = SweepStore.create(args.out or _default_out(plan.scenario, args.scenario, "compare"), plan)
     code = _execute_sweep(store, args)
     if code != 130:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tcplab.reproduce.context import Reproduction, verdict
+from tcplab.reproduce.context import Reproduction
+from tcplab.reproduce.verdicts import holds
 
 TITLE = "Active Delay Control (SDC, exact RDC and 1-bit RDC against TCP with many flows)"
 PACKET = 1000  # bytes of payload per segment: the ns2 profile's packetSize_, the paper's "1000 bytes"
@@ -30,7 +31,16 @@ TCP = ("Reno", "Reno+ECN", "NewReno+ECN+LT")
 SETTLED_S = 10.0
 
 
+# Verdicts of the report of 2026-11-25; the claims keep its numbering.
+PREVIOUS = {'adc-1': 'reproduced', 'adc-2': 'partly', 'adc-3': 'not reproduced', 'adc-4': 'reproduced',
+            'adc-5': 'partly', 'adc-6': 'partly', 'adc-7': 'not reproduced', 'adc-8': 'reproduced',
+            'adc-9': 'reproduced', 'adc-10': 'not reproduced', 'adc-11': 'reproduced', 'adc-12': 'partly'}
+
+
 def run(r: Reproduction) -> None:
+    r.previous = dict(PREVIOUS)
+    r.changes += ["Claims are judged by the rules of docs/reproductions/README.md: the first criterion of each "
+                  "claim is its headline, the others secondary (their checks are on the means over the runs)."]
     r.text(f"""
 ## Setup
 
@@ -107,15 +117,15 @@ def rtt_sweep(r: Reproduction) -> None:
         r.number(e, "timeouts", f"RTT {rtt} ms", "", None, timeouts[rtt], "Fig. 3")
     r.numbers_table(e)
     _rtt_figure(r, cwnd, timeouts)
-    r.claim(e, "The average cwnd grows as the RTT grows (Fig. 2).", verdict([bool(np.all(np.diff(cwnd.values) > 0))]),
+    r.claim(e, "The average cwnd grows as the RTT grows (Fig. 2).", [holds("criterion 1", bool(np.all(np.diff(cwnd.values) > 0)))], [],
             "average cwnd " + ", ".join(f"{cwnd[t]:.2f}" for t in rtts) + f" packets at RTT {', '.join(map(str, rtts))} ms.")
     r.claim(e, "At RTT 100 ms each flow has fewer than three packets in flight on average (118 in all); at 500 ms "
-            "about four (193 in all).", verdict([cwnd[100] < 3.0, 3.5 <= cwnd[500] <= 4.5]),
+            "about four (193 in all).", [holds("criterion 1", cwnd[100] < 3.0)], [holds("criterion 2", 3.5 <= cwnd[500] <= 4.5)],
             f"average cwnd {cwnd[100]:.2f} at 100 ms (criterion: below 3), {cwnd[500]:.2f} at 500 ms (criterion: "
             "3.5 to 4.5).")
     order = np.argsort(cwnd.values)
     r.claim(e, "The total number of timeouts decreases as the average cwnd increases (Fig. 3).",
-            verdict([bool(np.all(np.diff(timeouts.values[order]) < 0))]),
+            [holds("criterion 1", bool(np.all(np.diff(timeouts.values[order]) < 0)))], [],
             "timeouts in order of growing cwnd: " + ", ".join(f"{timeouts.values[i]:.0f}" for i in order) + ".")
 
 
@@ -218,29 +228,28 @@ def _tcp_queue_claims(r: Reproduction, results: dict[str, pd.DataFrame], sizes: 
     newreno, reno, reno_ecn = results["NewReno+ECN+LT"], results["Reno"], results["Reno+ECN"]
     above = [b for b in sizes if b > 400]
     r.claim(e, "The average cwnd grows with the queue size, from below 3 at b = 100 to above 4 once b > 400 (Fig. 4).",
-            verdict([newreno.loc[100, "cwnd"] < 3.0, bool((newreno.loc[above, "cwnd"] > 4.0).all()),
-                     newreno["cwnd"].iloc[-1] > newreno["cwnd"].iloc[0]]),
+            [holds("criterion 1", newreno.loc[100, "cwnd"] < 3.0)], [holds("criterion 2", bool((newreno.loc[above, "cwnd"] > 4.0).all())), holds("criterion 3", newreno["cwnd"].iloc[-1] > newreno["cwnd"].iloc[0])],
             f"NewReno+ECN+LT: {newreno.loc[100, 'cwnd']:.2f} packets at b = 100; above 400: "
             + ", ".join(f"{newreno.loc[b, 'cwnd']:.2f}" for b in above) + ".")
     falls = [results[v]["timeouts"].iloc[-1] < results[v]["timeouts"].iloc[0] for v in TCP]
     r.claim(e, "For all three versions of TCP the timeouts decrease as the queue size increases (Fig. 5).",
-            verdict(falls), "; ".join(f"{v}: {results[v]['timeouts'].iloc[0]:.0f} at b = {sizes[0]}, "
+            [holds(f"{v}: fewer timeouts at the largest queue than at the smallest", f) for v, f in zip(TCP, falls)], [],
+            "; ".join(f"{v}: {results[v]['timeouts'].iloc[0]:.0f} at b = {sizes[0]}, "
                                       f"{results[v]['timeouts'].iloc[-1]:.0f} at b = {sizes[-1]}" for v in TCP) + ".")
     below_800 = [b for b in sizes if b < 800]
     from_800 = [b for b in sizes if b >= 800]
     r.claim(e, "Reno's timeouts do not go below 200 until the queue reaches 800 packets (Fig. 5).",
-            verdict([bool((reno.loc[below_800, "timeouts"] >= 200).all()), bool((reno.loc[from_800, "timeouts"] < 200).all())]),
+            [holds("criterion 1", bool((reno.loc[below_800, "timeouts"] >= 200).all()))], [holds("criterion 2", bool((reno.loc[from_800, "timeouts"] < 200).all()))],
             "Reno's timeouts: " + ", ".join(f"{reno.loc[b, 'timeouts']:.0f} (b = {b})" for b in sizes) + ".")
     small = [b for b in sizes if b < 300]
     r.claim(e, "Reno with ECN is not much better than Reno below 300 packets and reduces timeouts significantly "
             "from 300 packets on (Fig. 5).",
-            verdict([bool((reno_ecn.loc[small, "timeouts"] >= 0.75 * reno.loc[small, "timeouts"]).all()),
-                     bool((reno_ecn.loc[[b for b in sizes if b >= 300], "timeouts"] < 0.5 * reno_ecn.loc[100, "timeouts"]).all())]),
+            [holds("criterion 1", bool((reno_ecn.loc[small, "timeouts"] >= 0.75 * reno.loc[small, "timeouts"]).all()))], [holds("criterion 2", bool((reno_ecn.loc[[b for b in sizes if b >= 300], "timeouts"] < 0.5 * reno_ecn.loc[100, "timeouts"]).all()))],
             "criteria: at least 75% of Reno's count below 300; below half of its own count at b = 100 from 300 on. "
             "Reno+ECN: " + ", ".join(f"{reno_ecn.loc[b, 'timeouts']:.0f}" for b in sizes) + "; Reno: "
             + ", ".join(f"{reno.loc[b, 'timeouts']:.0f}" for b in sizes) + ".")
     r.claim(e, "NewReno with ECN and Limited Transmit times out less than Reno with ECN below 300 packets (Fig. 5).",
-            verdict([bool((newreno.loc[small, "timeouts"] < reno_ecn.loc[small, "timeouts"]).all())]),
+            [holds("criterion 1", bool((newreno.loc[small, "timeouts"] < reno_ecn.loc[small, "timeouts"]).all()))], [],
             ", ".join(f"b = {b}: {newreno.loc[b, 'timeouts']:.0f} vs {reno_ecn.loc[b, 'timeouts']:.0f}" for b in small) + ".")
     large = newreno.loc[[b for b in sizes if b >= 400], "transfer_s"]
     slope, intercept = np.polyfit(large.index, large.values, 1) if len(large) > 1 else (np.nan, np.nan)
@@ -248,7 +257,7 @@ def _tcp_queue_claims(r: Reproduction, results: dict[str, pd.DataFrame], sizes: 
     r_squared = 1 - ((large.values - fitted) ** 2).sum() / max(((large.values - large.mean()) ** 2).sum(), 1e-12)
     r.claim(e, "The median transfer time is larger below 400 packets (timeouts) than at 400, and grows linearly "
             "with the queue size above 400 (Fig. 6).",
-            verdict([newreno.loc[100, "transfer_s"] > newreno.loc[400, "transfer_s"], slope > 0 and r_squared >= 0.9]),
+            [holds("criterion 1", newreno.loc[100, "transfer_s"] > newreno.loc[400, "transfer_s"])], [holds("criterion 2", slope > 0 and r_squared >= 0.9)],
             f"NewReno+ECN+LT: {newreno.loc[100, 'transfer_s']:.2f} s at b = 100, {newreno.loc[400, 'transfer_s']:.2f} s at "
             f"400; from 400 on a line of slope {slope * 100:.3f} s per 100 packets, R^2 = {r_squared:.2f} (criteria: "
             "positive slope, R^2 at least 0.9).")
@@ -298,12 +307,12 @@ def _sdc_queue_claims(r: Reproduction, results: dict[str, pd.DataFrame]) -> None
     r.number(e, "smallest b with TCP's timeout level", "SDC", "packets", None, sdc_b, "Fig. 8")
     r.number(e, "smallest b with TCP's timeout level", "NewReno+ECN+LT", "packets", None, tcp_b, "Fig. 5")
     r.claim(e, "SDC reaches TCP's timeout level with a smaller queue than TCP needs (Fig. 8).",
-            verdict([sdc_b < tcp_b]),
+            [holds("criterion 1", sdc_b < tcp_b)], [],
             f"TCP's level (NewReno+ECN+LT's mean above 400 packets): {level:.0f} timeouts; within 20% of it from "
             f"b = {sdc_b:.0f} with SDC, b = {tcp_b:.0f} with TCP.")
     small = [b for b in sdc.index if b < 400]
     r.claim(e, "Below 400 packets SDC's short transfers finish sooner than TCP's (Fig. 9).",
-            verdict([bool((sdc.loc[small, "transfer_s"] < newreno.loc[small, "transfer_s"]).all())]),
+            [holds("criterion 1", bool((sdc.loc[small, "transfer_s"] < newreno.loc[small, "transfer_s"]).all()))], [],
             ", ".join(f"b = {b}: SDC {sdc.loc[b, 'transfer_s']:.2f} s vs TCP {newreno.loc[b, 'transfer_s']:.2f} s"
                       for b in small) + ".")
 
@@ -323,6 +332,6 @@ def sdc_delay(r: Reproduction) -> None:
         r.number(e, "average cwnd", f"maximum delay {delay}", "packets", None, cwnd[delay], "Fig. 7")
     r.numbers_table(e)
     r.claim(e, "SDC's average cwnd grows with the maximum delay: above 4 packets at 0.2 s, about 7 at 2 s (Fig. 7).",
-            verdict([bool(np.all(np.diff(cwnd.values) > 0)), cwnd["0.2s"] > 4.0, 6.0 <= cwnd["2s"] <= 8.0]),
+            [holds("criterion 1", bool(np.all(np.diff(cwnd.values) > 0)))], [holds("criterion 2", cwnd["0.2s"] > 4.0), holds("criterion 3", 6.0 <= cwnd["2s"] <= 8.0)],
             "average cwnd " + ", ".join(f"{cwnd[d]:.2f}" for d in delays) + f" at {', '.join(delays)} (criteria: "
             "growing; above 4 at 0.2 s; 6 to 8 at 2 s).")

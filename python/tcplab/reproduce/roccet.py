@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tcplab.reproduce.context import Reproduction, verdict
+from tcplab.reproduce.context import Reproduction
+from tcplab.reproduce.verdicts import holds
 
 TITLE = "TCP ROCCET (RTT-oriented CUBIC extension for 5G)"
 ALGORITHMS = ("cubic", "roccet", "bbr3")
@@ -22,7 +23,18 @@ LINKS = {"50Mbps x 30ms": ("50Mbps", "14ms"), "10Mbps x 40ms": ("10Mbps", "19ms"
 BUFFERS = ["1BDP", "2BDP", "4BDP", "8BDP", "16BDP", "32BDP", "64BDP"]
 
 
+# Verdicts of the report of 2026-11-25; the claims keep its numbering.
+PREVIOUS = {'roccet-1': 'partly', 'roccet-2': 'reproduced', 'roccet-3': 'partly', 'roccet-4': 'partly',
+            'roccet-5': 'reproduced', 'roccet-6': 'reproduced', 'roccet-7': 'partly', 'roccet-8': 'not reproduced',
+            'roccet-9': 'reproduced', 'roccet-10': 'reproduced', 'roccet-11': 'not reproduced',
+            'roccet-12': 'reproduced', 'roccet-13': 'reproduced', 'roccet-14': 'not reproduced',
+            'roccet-15': 'reproduced'}
+
+
 def run(r: Reproduction) -> None:
+    r.previous = dict(PREVIOUS)
+    r.changes += ["Claims are judged by the rules of docs/reproductions/README.md: the first criterion of each "
+                  "claim is its headline, the others secondary (their checks are on the means over the runs)."]
     r.text(f"""
 ## Setup
 
@@ -97,7 +109,9 @@ def frozen_cwnd(r: Reproduction) -> None:
     _frozen_figure(r, series)
     r.claim(e, "CUBIC (HyStart off) stays in slow start for seconds with a frozen, too large cwnd, and after "
             "one or two loss-based events its cwnd stays frozen in congestion avoidance (Fig. 2).",
-            verdict(checks["3MB"]),
+            [holds("slow start of 2 s or more ending on an unchanged cwnd", checks["3MB"][0])],
+            [holds("at most 3 congestion events", checks["3MB"][1]),
+             holds("cwnd range within 20% of its mean after slow start", checks["3MB"][2])],
             "with the 3 MB window: slow start of 2 s or more ending on an unchanged cwnd, "
             f"{checks['3MB'][0]}; at most 3 congestion events, {checks['3MB'][1]}; cwnd range within 20% of its "
             f"mean after slow start, {checks['3MB'][2]} (with the 64 MB window: {', '.join(map(str, checks['64MB']))}).")
@@ -174,15 +188,15 @@ def _stationary_claims(r: Reproduction, frame: pd.DataFrame) -> None:
         r.number(e, f"median goodput {cc}", "stationary", "Mbit/s", None, good[cc][0.5], "Fig. 5 (box plot)")
     r.numbers_table(e)
     r.claim(e, "All of ROCCET's sRTTs are below CUBIC's 25% quantile (stationary).",
-            verdict([srtt["roccet"][1.0] < srtt["cubic"][0.25]]),
+            [holds("criterion 1", srtt["roccet"][1.0] < srtt["cubic"][0.25])], [],
             f"ROCCET's largest per-run sRTT {srtt['roccet'][1.0]:.1f} ms; CUBIC's 25% quantile {srtt['cubic'][0.25]:.1f} ms.")
     r.claim(e, "ROCCET's median goodput is below CUBIC's (by nearly 10 Mbit/s).",
-            verdict([gap > 0, 5.0 <= gap <= 15.0]),
+            [holds("criterion 1", gap > 0)], [holds("criterion 2", 5.0 <= gap <= 15.0)],
             f"CUBIC - ROCCET = {gap:.1f} Mbit/s (criteria: positive; and 5 to 15 Mbit/s).")
     bbr_gap = good["bbr3"][0.5] - good["roccet"][0.5]
     r.claim(e, "ROCCET and BBRv3 reach nearly the same goodput (medians about 5 Mbit/s apart), and 75% of "
             "ROCCET's sRTTs are below BBRv3's median.",
-            verdict([abs(bbr_gap) <= 0.1 * good["bbr3"][0.5], srtt["roccet"][0.75] < srtt["bbr3"][0.5]]),
+            [holds("criterion 1", abs(bbr_gap) <= 0.1 * good["bbr3"][0.5])], [holds("criterion 2", srtt["roccet"][0.75] < srtt["bbr3"][0.5])],
             f"BBRv3 - ROCCET median goodput {bbr_gap:.1f} Mbit/s (criterion: within 10% of BBRv3's "
             f"{good['bbr3'][0.5]:.1f}); ROCCET's sRTT 75% quantile {srtt['roccet'][0.75]:.1f} ms vs BBRv3's median "
             f"{srtt['bbr3'][0.5]:.1f} ms.")
@@ -197,15 +211,14 @@ def _mobile_claims(r: Reproduction, frame: pd.DataFrame) -> None:
         r.number(e, f"median goodput {cc}", "mobile", "Mbit/s", None, good[cc][0.5], "Fig. 6 (box plot)")
     r.numbers_table(e)
     r.claim(e, "Mobile: ROCCET's median and 75% quantile sRTT are below CUBIC's.",
-            verdict([srtt["roccet"][0.5] < srtt["cubic"][0.5], srtt["roccet"][0.75] < srtt["cubic"][0.75]]),
+            [holds("criterion 1", srtt["roccet"][0.5] < srtt["cubic"][0.5])], [holds("criterion 2", srtt["roccet"][0.75] < srtt["cubic"][0.75])],
             f"ROCCET {srtt['roccet'][0.5]:.1f} / {srtt['roccet'][0.75]:.1f} ms, CUBIC {srtt['cubic'][0.5]:.1f} / "
             f"{srtt['cubic'][0.75]:.1f} ms (median / 75%).")
-    r.claim(e, "Mobile: CUBIC's goodput is higher than ROCCET's.", verdict([good["cubic"][0.5] > good["roccet"][0.5]]),
+    r.claim(e, "Mobile: CUBIC's goodput is higher than ROCCET's.", [holds("criterion 1", good["cubic"][0.5] > good["roccet"][0.5])], [],
             f"medians CUBIC {good['cubic'][0.5]:.1f}, ROCCET {good['roccet'][0.5]:.1f} Mbit/s.")
     r.claim(e, "Mobile: ROCCET and BBRv3 have nearly the same goodput, ROCCET with less latency (75% quantile and "
             "maximum sRTT lower).",
-            verdict([abs(good["bbr3"][0.5] - good["roccet"][0.5]) <= 0.1 * good["bbr3"][0.5],
-                     srtt["roccet"][0.75] < srtt["bbr3"][0.75] and srtt["roccet"][1.0] < srtt["bbr3"][1.0]]),
+            [holds("criterion 1", abs(good["bbr3"][0.5] - good["roccet"][0.5]) <= 0.1 * good["bbr3"][0.5])], [holds("criterion 2", srtt["roccet"][0.75] < srtt["bbr3"][0.75] and srtt["roccet"][1.0] < srtt["bbr3"][1.0])],
             f"median goodput BBRv3 {good['bbr3'][0.5]:.1f}, ROCCET {good['roccet'][0.5]:.1f} Mbit/s (criterion: within "
             f"10%); sRTT 75% / max BBRv3 {srtt['bbr3'][0.75]:.1f} / {srtt['bbr3'][1.0]:.1f}, ROCCET "
             f"{srtt['roccet'][0.75]:.1f} / {srtt['roccet'][1.0]:.1f} ms.")
@@ -313,21 +326,21 @@ def _share_claims(r: Reproduction, pairs: pd.DataFrame, many: pd.DataFrame) -> N
             r.number(e, f"{first} share vs {competitor}", f"{row['link']}, {row['buffer_size']}", "", None, row["share"], "Fig. 8")
     intra = many[many["competitor"] == "roccet"]
     deviation = (intra["share"] - intra["group_size"] / (intra["group_size"] + 1)).abs()
-    r.claim(e, "ROCCET shares nearly equally with other ROCCET flows (Fig. 7).", verdict([deviation.max() <= 0.1]),
+    r.claim(e, "ROCCET shares nearly equally with other ROCCET flows (Fig. 7).", [holds("criterion 1", deviation.max() <= 0.1)], [],
             f"largest deviation of the ROCCET group's share from n/(n+1): {deviation.max():.3f} (criterion 0.1).")
     deep = pairs[pairs["buffer_size"].map(_bdp) > 1]
     against = pd.concat([deep[(deep["first"] == "roccet") & (deep["competitor"] == c)] for c in ("cubic", "bbr3")])
     r.claim(e, "Above 1 BDP, CUBIC and BBRv3 get more than an equal share against ROCCET (Fig. 8).",
-            verdict([(against["share"] < 0.5).all()]) if len(against) else "not reproduced",
+            [holds("criterion 1", bool(len(against)) and bool((against["share"] < 0.5).all()))], [],
             f"ROCCET's share against CUBIC/BBRv3 above 1 BDP: {_spread(against)}.")
     same = pd.concat([pair("cubic", "cubic"), pair("bbr3", "bbr3")])
     r.claim(e, "CUBIC with CUBIC and BBRv3 with BBRv3 share nearly equally (Fig. 8).",
-            verdict([((same["share"] - 0.5).abs() <= 0.1).all()]),
+            [holds("criterion 1", ((same["share"] - 0.5).abs() <= 0.1).all())], [],
             f"shares {_spread(same)} (criterion: within 0.1 of 0.5).")
     versus_bbr = pair("roccet", "bbr3")
     versus_bbr = versus_bbr[versus_bbr["link"] == "50Mbps x 30ms"]
     r.claim(e, "On 50 Mbit/s x 30 ms, ROCCET's share against BBRv3 is always below 30% (Fig. 8).",
-            verdict([(versus_bbr["share"] < 0.3).all()]),
+            [holds("criterion 1", (versus_bbr["share"] < 0.3).all())], [],
             f"shares {_spread(versus_bbr)}.")
     r.text("The shares of every one-to-one point are in numbers.csv (experiment 'bandwidth share').")
 
@@ -354,15 +367,15 @@ def capacity_drop(r: Reproduction) -> None:
     cwnd_before = cubic_cwnd[(cubic_cwnd["time_s"] > 18) & (cubic_cwnd["time_s"] <= 20)]["cwnd_bytes"].mean()
     cwnd_after = cubic_cwnd[(cubic_cwnd["time_s"] > 25)]["cwnd_bytes"].mean()
     r.claim(e, "CUBIC does not react to the halved capacity: its cwnd stays and its sRTT rises.",
-            verdict([cwnd_after >= 0.8 * cwnd_before, after["cubic"] > 1.5 * before["cubic"]]),
+            [holds("criterion 1", cwnd_after >= 0.8 * cwnd_before)], [holds("criterion 2", after["cubic"] > 1.5 * before["cubic"])],
             f"CUBIC's mean cwnd {cwnd_before / 1448:.0f} segments before, {cwnd_after / 1448:.0f} after 25 s "
             f"(criterion: not below 80%); median sRTT {before['cubic']:.0f} -> {after['cubic']:.0f} ms (criterion: x1.5).")
-    r.claim(e, "ROCCET generates congestion events after the capacity drop.", verdict([bool(np.isfinite(delay).all())]),
+    r.claim(e, "ROCCET generates congestion events after the capacity drop.", [holds("criterion 1", bool(np.isfinite(delay).all()))], [],
             f"first ROCCET congestion event after 20 s, per run: {', '.join(f'{d:.2f} s' for d in delay)} after the drop.")
-    r.claim(e, "After the drop BBRv3 keeps a higher sRTT than ROCCET.", verdict([after["bbr3"] > after["roccet"]]),
+    r.claim(e, "After the drop BBRv3 keeps a higher sRTT than ROCCET.", [holds("criterion 1", after["bbr3"] > after["roccet"])], [],
             f"median sRTT after 22 s: BBRv3 {after['bbr3']:.0f} ms, ROCCET {after['roccet']:.0f} ms.")
     r.claim(e, "ROCCET's sRTT on the 16-BDP buffer is far below CUBIC's (Sec. IX with Sec. III).",
-            verdict([after["roccet"] < 0.5 * after["cubic"]]),
+            [holds("criterion 1", after["roccet"] < 0.5 * after["cubic"])], [],
             f"median sRTT after the drop: ROCCET {after['roccet']:.0f} ms, CUBIC {after['cubic']:.0f} ms (criterion: below half).")
 
 

@@ -24,6 +24,9 @@ from tcplab.scenario import _error, apply_overrides, load_scenario, parse_overri
 MAX_RUNS_PER_POINT = 10_000
 # The label of the parameter that several scenario files make.
 SCENARIO_LABEL = "scenario_file"
+# Engines a sweep's runs go to, in parallel: the simulator and the two simulators whose runs are
+# independent processes. Linux runs share one kernel and pass in real time, so they are not swept.
+SWEEP_BACKENDS = ("simulator", "ns2", "ns3")
 # Varied labels become columns beside the tables' own; these would clash with them.
 RESERVED_LABELS = {"run", "name", "description", "scenario"}
 
@@ -54,6 +57,8 @@ class SweepPlan:
     zip: bool = False
     # Scenario files when the sweep varies the file itself: path -> scenario dict.
     files: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Where every run executes: tcplab's simulator or another engine (tcplab.api.BACKENDS).
+    backend: str = "simulator"
 
     def points(self) -> list[dict[str, Any]]:
         """Each point's values, label -> value, in sweep order (the first parameter varies slowest)."""
@@ -93,6 +98,7 @@ class SweepPlan:
             "runs": self.runs,
             "zip": self.zip,
             "files": self.files,
+            "backend": self.backend,
         }
 
     @classmethod
@@ -103,6 +109,7 @@ class SweepPlan:
             runs=data["runs"],
             zip=data["zip"],
             files=data.get("files", {}),
+            backend=data.get("backend", "simulator"),
         )
 
 
@@ -145,6 +152,7 @@ def plan_from(
     runs: int | None = None,
     zip_values: bool | None = None,
     overrides: Mapping[str, Any] | None = None,
+    backend: str = "simulator",
 ) -> SweepPlan:
     """A plan from scenario sources, their ``[sweep]`` tables and the given parameters.
 
@@ -172,6 +180,7 @@ def plan_from(
         runs=table["runs"] if runs is None else runs,
         zip=table["zip"] if zip_values is None else zip_values,
         files=files,
+        backend=backend,
     )
     if overrides:
         plan.scenario = apply_overrides(plan.scenario, overrides)
@@ -202,6 +211,9 @@ def _check_sweep_table(table: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _check(plan: SweepPlan) -> None:
+    if plan.backend not in SWEEP_BACKENDS:
+        raise _error("--backend", f"'{plan.backend}' is not a back-end a sweep runs on; allowed: {', '.join(SWEEP_BACKENDS)} "
+                     "(the Linux back-end runs one scenario at a time in real time: tcplab run --backend linux)")
     if isinstance(plan.runs, bool) or not isinstance(plan.runs, int) or not 1 <= plan.runs <= MAX_RUNS_PER_POINT:
         raise _error("--runs (sweep.runs)", f"{plan.runs!r} is outside 1 to {MAX_RUNS_PER_POINT}")
     labels = [p.label for p in plan.parameters]
@@ -225,6 +237,7 @@ def compare_plan(
     algorithms: Sequence[str],
     runs: int = 1,
     overrides: Mapping[str, Any] | None = None,
+    backend: str = "simulator",
 ) -> SweepPlan:
     """The same scenario with each algorithm in turn on every TCP flow: one parameter, ``algorithm``."""
     scenario = load_scenario(source)
@@ -243,6 +256,7 @@ def compare_plan(
         raise _error("flows", "the scenario has no TCP flow whose algorithm could be compared")
     if not algorithms or any(not name for name in algorithms):
         raise _error("--cc", f"'{','.join(algorithms)}' is not a list of algorithms (e.g. --cc cubic,bbr)")
-    plan = SweepPlan(scenario=scenario, parameters=[Parameter("algorithm", keys, tuple(algorithms))], runs=runs)
+    plan = SweepPlan(scenario=scenario, parameters=[Parameter("algorithm", keys, tuple(algorithms))], runs=runs,
+                     backend=backend)
     _check(plan)
     return plan

@@ -56,12 +56,14 @@ def execute(
     if not todo:
         store.set_status("complete")
         return {"finished": finished, "failed": 0}
+    _prepare_backend(plan.backend)
     with ExitStack() as stack:
         client = client or _client(stack, workers, scheduler)
         futures = {}
         for point, run in todo:
             values = store.manifest["points"][point]["values"]
-            future = client.submit(run_point, plan.scenario_for(values, run), values, kinds, run, pure=False)
+            future = client.submit(run_point, plan.scenario_for(values, run), values, kinds, run, plan.backend,
+                                   pure=False)
             futures[future] = (point, run)
         try:
             finished, failed = _collect(store, futures, finished, total, on_progress)
@@ -71,6 +73,15 @@ def execute(
             raise
     store.set_status("complete" if failed == 0 else "complete with failures")
     return {"finished": finished, "failed": failed}
+
+
+def _prepare_backend(backend: str) -> None:
+    """ns-3's engine is compiled once here, before the runs, rather than by every worker at once
+    (the workers share this machine's build cache)."""
+    if backend == "ns3":
+        from tcplab.backends.ns3.build import engine_program
+
+        engine_program()
 
 
 def _collect(store: SweepStore, futures: dict, finished: int, total: int, on_progress: ProgressCallback | None) -> tuple[int, int]:

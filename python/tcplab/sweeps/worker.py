@@ -31,16 +31,21 @@ def column_value(value: Any, kind: str) -> Any:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
-def run_point(scenario: Mapping[str, Any], values: Mapping[str, Any], kinds: Mapping[str, str], run: int) -> dict[str, Any]:
-    """Runs one point's scenario; returns {"tables": {name: Parquet bytes}} or {"error": message}."""
+def run_point(scenario: Mapping[str, Any], values: Mapping[str, Any], kinds: Mapping[str, str], run: int,
+              backend: str = "simulator") -> dict[str, Any]:
+    """Runs one point's scenario on `backend`; returns {"tables": {name: Parquet bytes}} or
+    {"error": message}."""
     from tcplab._core import ScenarioError
     from tcplab.api import run as run_scenario
 
+    # Another engine's failure (its process exited with an error, it is not installed) is that
+    # point's error; on the simulator anything but a scenario error is a bug and is raised.
+    failures = (ScenarioError,) if backend == "simulator" else (ScenarioError, RuntimeError, OSError)
     started = time.perf_counter()
     try:
-        result = run_scenario(scenario)
-    except ScenarioError as error:
-        return {"error": str(error.args[0])}
+        result = run_scenario(scenario, backend=backend)
+    except failures as error:
+        return {"error": str(error.args[0]) if error.args else repr(error)}
     wall = time.perf_counter() - started
     columns = {label: column_value(value, kinds[label]) for label, value in values.items()}
     # The summary's own "run" is the run index, which every table gets as a column anyway.

@@ -93,6 +93,17 @@ MODULE_PARAMETERS: dict[str, dict[str, ModuleParameter]] = {
 # 2.6.22's tcp_cubic.c and tcp_bic.c divide cnt by their estimate of segments per ACK
 # (delayed_ack, scaled by 16), which the agent's ACKs leave at 31/16 (docs/algorithms/cubic.md).
 NS2_ACK_ESTIMATE = 1.9375
+# The parameter sets that make tcplab's algorithms the Linux 2.6.22 modules ns-2.35's Linux agent
+# carries (docs/algorithms/cubic.md and bic.md; the ACK-count estimate is 31/16 with the agent's
+# one ACK per segment; beta 819/1024 in those modules).
+LINUX_AGENT_PARAMS: dict[str, dict[str, Any]] = {
+    "cubic": {"beta": 0.7998046875, "hystart": False, "cnt_before_loss": 50, "cnt_before_loss_rule": "exactly",
+              "min_cnt": 1, "max_increment": 0, "rtt_lookahead": False, "cnt_divisor": NS2_ACK_ESTIMATE},
+    "bic": {"beta": 0.7998046875, "cnt_divisor": NS2_ACK_ESTIMATE},
+    "compound": {},
+    "vegas": {},
+    "veno": {},
+}
 MODULE_CONSTANTS: dict[str, dict[str, tuple[Any, str]]] = {
     "cubic": {
         "hystart": (False, "the 2.6.22 module has no HyStart"),
