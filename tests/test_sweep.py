@@ -241,3 +241,28 @@ def test_several_scenario_files_are_a_varied_parameter(tmp_path):
     assert list(runs["scenario_file"]) == [QUICKSTART, str(slow)]
     fast_goodput, slow_goodput = runs["total_goodput_bps"]
     assert slow_goodput < 10e6 < fast_goodput
+
+
+def test_a_sweep_runs_every_point_on_ns3_and_a_refused_point_is_that_points_error(tmp_path, capsys):
+    """`--backend ns3`: each run goes to the compiled ns-3 engine on a Dask worker; ns-3's refusal of
+    one point (HighSpeed's ns-3 version grows whether cwnd-limited or not) is that point's error."""
+    pytest.importorskip("ns3")
+    out = tmp_path / "on-ns3"
+    # A scenario with the ns3 profile: ns-3 has no RACK, which the quick-start's Linux profile uses.
+    step = str(Path(QUICKSTART).parent / "papers" / "rta" / "step.toml")
+    code = main(["sweep", step, "--vary", "flows.0.cc=newreno,highspeed", "--set", SHORT, "--set", "flows.0.params={}",
+                 "--backend", "ns3", "--workers", "2", "--out", str(out)])
+    assert code == 1
+    assert "cannot run on ns-3" in capsys.readouterr().out
+    result = load_sweep(out)
+    assert json.loads((out / "sweep.json").read_text())["plan"]["backend"] == "ns3"
+    assert list(result.runs["flows.0.cc"]) == ["newreno"]
+    assert list(result.runs["backend"]) == ["ns3"]
+    single = tcplab.run(step, backend="ns3", set={"simulation.duration": "2s", "flows.0.cc": "newreno", "flows.0.params": {}})
+    assert result.flows["goodput_bps"].iloc[0] == single.flows["goodput_bps"].iloc[0]
+
+
+def test_the_linux_back_end_is_not_swept(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["sweep", QUICKSTART, "--vary", "flows.0.cc=reno", "--backend", "linux", "--out", str(tmp_path / "x")])
+    assert "invalid choice: 'linux'" in capsys.readouterr().err
