@@ -411,6 +411,44 @@ fn roccet_never_leaves_launch_when_the_buffer_cannot_double_the_rtt_unless_a_los
     assert!(events(&deeper).iter().any(|(_, e)| e == "roccet_launch_exit"));
 }
 
+#[test]
+fn roccet_flow_that_starts_into_a_standing_queue_takes_the_link() {
+    // Recorded finding (docs/algorithms/roccet.md, "Two ROCCET flows against one"): RTT_min is
+    // the smallest RTT sample, never expired. A flow that starts while two others fill a 4-BDP
+    // buffer takes the queued RTT as its minimum; the RTT it then keeps stays below twice that
+    // (its srRTT bound) but far above twice the true 30 ms the others saw, so only they back off.
+    let text = |late_start: &str| {
+        format!(
+            r#"
+            [simulation]
+            duration = "30s"
+            [topology]
+            kind = "dumbbell"
+            bottleneck = {{ rate = "50Mbps", delay = "13ms", buffer = "4BDP" }}
+            access = {{ rate = "1Gbps", delay = "1ms", buffer = "100000p" }}
+            [[flows]]
+            cc = "roccet"
+            count = 2
+            [[flows]]
+            cc = "roccet"
+            start = "{late_start}"
+        "#
+        )
+    };
+    let shares = |r: &Results| {
+        let goodput = r.flows.f64("goodput_bps");
+        let total: f64 = goodput.iter().sum();
+        goodput.iter().map(|g| g / total).collect::<Vec<f64>>()
+    };
+    let late = run(&text("500ms"));
+    let min_rtt = late.flows.f64("rtt_min_ms");
+    assert!(min_rtt[2] > 1.5 * min_rtt[0] && min_rtt[2] > 1.5 * min_rtt[1], "minimum RTTs {min_rtt:?} ms");
+    assert!(shares(&late)[2] > 0.85, "shares {:?}", shares(&late));
+    // Started together, all three take the empty path's RTT as their minimum and share.
+    let together = run(&text("0s"));
+    assert!(shares(&together).iter().all(|s| (0.2..0.47).contains(s)), "shares {:?}", shares(&together));
+}
+
 /// The Active Delay Control paper's many-flow setting (its Table 1): 40 flows on 1.5 Mbit/s,
 /// 40 ms plus 5 ms access links, 1000-byte packets, IW 2, NewReno with Limited Transmit and ECN,
 /// a 100-packet RED queue (b/6, b/2, w_q 0.002, max_p 0.1, gentle) marking ECN-capable packets.

@@ -339,3 +339,38 @@ fn cwnd_clamp_stops_slow_start_and_avoidance_and_the_next_loss_starts_from_it() 
     free.round_trip(1);
     assert_eq!(free.cwnd_segments(), 40.0);
 }
+
+#[test]
+fn roccet_judges_a_standing_queue_by_the_first_rtt_it_saw() {
+    // RTT_min is the smallest RTT sample, kept for the connection's life (the paper, Sec. IV;
+    // docs/algorithms/roccet.md, "Two ROCCET flows against one"). Two flows on a 30 ms path meet
+    // the same standing queue, an RTT of 116 ms: one whose first samples were 30 ms (it started
+    // on an empty path), one whose first samples were 67 ms (it started into a queue).
+    let on_the_queue = |first_rtt_ms: u64| {
+        let mut s = sender("roccet", Value::Null, first_rtt_ms);
+        for _ in 0..3 {
+            s.round_trip(1); // LAUNCH: 10 -> 80 segments, srRTT 0
+        }
+        s.fill_window();
+        s.lose(); // LAUNCH ends at its first loss (ssthresh = cwnd)
+        s.round_trip(1); // recovery ends
+        s.rtt = 116 * MS;
+        let (start, mut events) = (s.now, 0);
+        while s.now < start + 5 * SEC {
+            s.round_trip(1);
+            events += usize::from(s.cc.take_event() == Some("roccet_event"));
+        }
+        (events, s.cwnd_segments())
+    };
+    // 116 ms is 287% above 30 ms: srRTT passes its 100% bound and ORBITER cuts cwnd by 0.3 at
+    // most of its checks (every 5 x 30 ms, after each 100 ms drain); CUBIC's regrowth between
+    // cuts cannot lift it back to the window LAUNCH left with (80 segments).
+    let (early_events, early_cwnd) = on_the_queue(30);
+    assert!(early_events >= 15, "{early_events} ROCCET events in 5 s");
+    assert!(early_cwnd < 20.0, "cwnd {early_cwnd}");
+    // 116 ms is 73% above 67 ms: below the bound, never a ROCCET event, and CUBIC grows cwnd
+    // (without limit here: the fake sender has no bottleneck).
+    let (late_events, late_cwnd) = on_the_queue(67);
+    assert_eq!(late_events, 0);
+    assert!(late_cwnd > 80.0, "cwnd {late_cwnd}");
+}

@@ -3,9 +3,12 @@
 //!
 //! Followed from the paper (section IV) and the facts the authors' code fixes:
 //! - srRTT = EWMA (weight alpha = 0.2) of (RTT - RTT_min) / RTT_min in percent, per ACK, from the
-//!   raw per-ACK RTT sample; RTT_min is the smallest sample. ORBITER's bound is 100% plus a jitter
-//!   allowance 100 |RTT_n - RTT_n-1| / RTT_min; LAUNCH's is the plain 100% (the authors' module
-//!   applies the allowance in ORBITER only).
+//!   raw per-ACK RTT sample; RTT_min is the smallest sample and never expires (the paper; later
+//!   revisions of the authors' module re-probe it after 5 s without a new minimum, not modelled),
+//!   so a flow that starts into a standing queue keeps it in its baseline and takes the link from
+//!   earlier ROCCET flows (docs/algorithms/roccet.md, "Two ROCCET flows against one"). ORBITER's
+//!   bound is 100% plus a jitter allowance 100 |RTT_n - RTT_n-1| / RTT_min; LAUNCH's is the plain
+//!   100% (the authors' module applies the allowance in ORBITER only).
 //! - LAUNCH (slow start): ACKs and cum_cwnd are counted over 100 ms intervals; when they differ by
 //!   at least 10 segments and srRTT is above the bound, slow start ends: the first time by halving
 //!   cwnd (ssthresh = cwnd), later times by a CUBIC congestion event. A loss in slow start ends
