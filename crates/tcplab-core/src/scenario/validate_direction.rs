@@ -129,7 +129,10 @@ fn validate_harq(key: &str, jitter: &JitterSpec) -> Result<(), ScenarioError> {
     match (jitter.per, jitter.slot) {
         (Some(HarqUnit::Packet), Some(slot)) => Err(ScenarioError::new(
             format!("{key}.slot"),
-            format!("{slot} does not apply to per = \"packet\", which draws for each packet; leave slot out or use per = \"slot\""),
+            format!(
+                "{slot} does not apply to per = \"packet\", which draws for each packet; \
+                 leave slot out or use per = \"slot\""
+            ),
         )),
         (_, Some(slot)) if slot.nanos() == 0 => {
             Err(ScenarioError::new(format!("{key}.slot"), format!("{slot} is not a slot length: allowed more than 0s")))
