@@ -248,6 +248,8 @@ fn harq_draws_once_per_slot_so_a_slot_does_not_wait_for_its_worst_packet() {
     };
     let without = delay(r#"{ distribution = "harq", p = 0 }"#);
     let per_slot = delay(r#"{ distribution = "harq" }"#) - without;
+    // The same seed draws the same outcomes.
+    assert_eq!(delay(r#"{ distribution = "harq" }"#) - without, per_slot);
     let per_packet = delay(r#"{ distribution = "harq", per = "packet" }"#) - without;
     assert!((0.75..1.05).contains(&per_slot), "per slot adds {per_slot} ms");
     assert!((3.9..4.6).contains(&per_packet), "per packet adds {per_packet} ms");
