@@ -85,6 +85,13 @@ case("link-jitter-drift-too-fast",
      "key:topology.bottleneck.forward.jitter.interval")
 case("link-jitter-harq-certain-failure", with_link('forward = { jitter = { distribution = "harq", p = 1.0 } }'),
      "key:topology.bottleneck.forward.jitter.p")
+case("link-jitter-harq-empty-slot", with_link('forward = { jitter = { distribution = "harq", slot = "0ms" } }'),
+     "key:topology.bottleneck.forward.jitter.slot")
+case("link-jitter-harq-slot-per-packet",
+     with_link('forward = { jitter = { distribution = "harq", per = "packet", slot = "1ms" } }'),
+     "key:topology.bottleneck.forward.jitter.slot")
+case("link-jitter-harq-unknown-unit", with_link('forward = { jitter = { distribution = "harq", per = "tti" } }'),
+     "key:topology.bottleneck.forward.jitter.per")
 case("link-jitter-key-of-another-kind", with_link('forward = { jitter = { distribution = "uniform", max = "1ms", min = "0ms" } }'),
      "key:topology.bottleneck.forward.jitter.min")
 case("link-trace-file-and-generator", with_link('forward = { trace = { file = "x.trace", cellular = {} } }'),

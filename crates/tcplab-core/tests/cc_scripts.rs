@@ -288,6 +288,37 @@ fn vegas_adds_one_segment_per_rtt_while_nothing_queues() {
 }
 
 #[test]
+fn vegas_reno_fallback_freezes_when_not_cwnd_limited_as_linux_and_its_own_rule_does_not() {
+    // cwnd 80 after the loss; ACKs of 50 segments (50 and 30 per round) leave 2 RTT samples
+    // when a round closes, too few for Vegas (tcp_vegas.c: cntRTT <= 2), so Reno's rule runs
+    // with the closing 50-segment ACK: 50 segments of credit per round, one segment per cwnd of
+    // credit, so +5 in 10 rounds (81 at round 3, then 82, 83, 84, 85). Linux's
+    // tcp_reno_cong_avoid does nothing while the flow is not cwnd-limited.
+    let stretch_acked = |cwnd_limited: bool, params: Value| {
+        let mut s = after_loss_at_160("vegas", params, 100);
+        s.cwnd_limited = cwnd_limited;
+        let start = s.cwnd_segments();
+        for _ in 0..10 {
+            s.round_trip(50);
+        }
+        s.cwnd_segments() - start
+    };
+    assert_eq!(stretch_acked(true, json!({})), 5.0);
+    assert_eq!(stretch_acked(false, json!({})), 0.0);
+    assert_eq!(stretch_acked(false, json!({"freeze_when_not_cwnd_limited": false})), 5.0);
+    // With an ACK per segment Vegas's own rule runs; Linux applies it whether cwnd-limited or not:
+    // diff = 0 < alpha, +1 per round after the first (which only restarts the bookkeeping).
+    let mut s = after_loss_at_160("vegas", json!({}), 100);
+    s.cwnd_limited = false;
+    let start = s.cwnd_segments();
+    for _ in 0..5 {
+        s.round_trip(1);
+    }
+    let gained = s.cwnd_segments() - start;
+    assert!((4.0..=5.0).contains(&gained), "gained {gained}");
+}
+
+#[test]
 fn compound_outgrows_reno_while_the_rtt_stays_at_its_base() {
     let mut compound = after_loss_at_160("compound", json!({}), 100);
     let mut reno = after_loss_at_160("reno", json!({"freeze_when_not_cwnd_limited": false}), 100);

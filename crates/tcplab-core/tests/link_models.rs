@@ -214,3 +214,46 @@ fn packets_queued_before_a_delay_step_but_leaving_after_it_take_the_new_delay() 
     let delivered = results.flows.u64("bytes_delivered")[0] / 1472;
     assert!((1230..=1270).contains(&delivered), "{delivered} datagrams delivered");
 }
+
+#[test]
+fn harq_draws_once_per_slot_so_a_slot_does_not_wait_for_its_worst_packet() {
+    // Twelve 1500-byte opportunities at the same instant every 30 ms (4.8 Mbit/s), kept busy by a
+    // 6 Mbit/s source: each burst of 12 datagrams leaves in one 1 ms slot, and bursts are further
+    // apart than the largest HARQ delay (3 x 8 ms), so no burst waits behind another.
+    // - per slot (the default): the burst shares one draw, E = 8 ms x (0.1 + 0.01 + 0.001)
+    //   = 0.888 ms for every datagram;
+    // - per packet, held in order: the i-th datagram of a burst arrives with the slowest of the
+    //   first i draws, E = 8 ms x sum over k = 1..3 of (1 - (1 - 0.1^k)^i); the mean over
+    //   i = 1..12 is 4.25 ms (the 12th waits 6.74 ms on average).
+    let trace = TraceFile::new("harq-bursts", &"30\n".repeat(12));
+    let delay = |jitter: &str| {
+        run(&format!(
+            r#"
+        [simulation]
+        duration = "200s"
+        [topology]
+        kind = "dumbbell"
+        # Access links fast enough that a burst arriving at once queues for microseconds only.
+        access = {{ rate = "100Gbps", delay = "0ms" }}
+        bottleneck = {{ rate = "10Mbps", delay = "10ms", buffer = "24p", forward = {{ trace = {{ file = "{}" }}, jitter = {jitter} }} }}
+        [[flows]]
+        protocol = "udp"
+        rate = "6Mbps"
+        packet_size = "1500B"
+    "#,
+            trace.path()
+        ))
+        .flows
+        .f64("one_way_delay_mean_ms")[0]
+    };
+    let without = delay(r#"{ distribution = "harq", p = 0 }"#);
+    let per_slot = delay(r#"{ distribution = "harq" }"#) - without;
+    // The same seed draws the same outcomes.
+    assert_eq!(delay(r#"{ distribution = "harq" }"#) - without, per_slot);
+    let per_packet = delay(r#"{ distribution = "harq", per = "packet" }"#) - without;
+    assert!((0.75..1.05).contains(&per_slot), "per slot adds {per_slot} ms");
+    assert!((3.9..4.6).contains(&per_packet), "per packet adds {per_packet} ms");
+    // Slots of 30 ms hold a whole burst and the next opportunity instant, so they draw as 1 ms does.
+    let long_slots = delay(r#"{ distribution = "harq", slot = "30ms" }"#) - without;
+    assert!((0.75..1.05).contains(&long_slots), "30 ms slots add {long_slots} ms");
+}

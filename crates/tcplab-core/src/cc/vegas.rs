@@ -10,9 +10,12 @@
 //! - congestion avoidance: diff > beta -> cwnd - 1 (and ssthresh <= cwnd - 1); diff < alpha ->
 //!   cwnd + 1; otherwise hold.
 //!
-//! Then cwnd >= 2 and ssthresh >= 3/4 cwnd. Fewer than 3 samples: Reno. Losses: Reno; Vegas
-//! restarts its round bookkeeping when recovery ends. Integer arithmetic as in Linux, except that
-//! ssthresh never goes below 2 segments (Linux lets it reach 1 when cwnd is 2).
+//! Then cwnd >= 2 and ssthresh >= 3/4 cwnd. Fewer than 3 samples: Reno for the round, which
+//! grows only while the flow is cwnd-limited, as Linux's `tcp_reno_cong_avoid` (unless
+//! `freeze_when_not_cwnd_limited = false`); the Vegas rules themselves and slow start within a
+//! round never look at it, as in Linux. Losses: Reno; Vegas restarts its round bookkeeping when
+//! recovery ends. Integer arithmetic as in Linux, except that ssthresh never goes below 2
+//! segments (Linux lets it reach 1 when cwnd is 2).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -20,7 +23,7 @@ use serde_json::Value;
 use super::window::{SegmentWindow, INFINITE_SSTHRESH};
 use super::{
     defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, ConnectionInfo, ParamKind,
-    ParamSpec,
+    ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
 };
 use crate::time::SimDuration;
 
@@ -30,11 +33,13 @@ pub struct VegasConfig {
     pub alpha: u32,
     pub beta: u32,
     pub gamma: u32,
+    /// Only the Reno fallback (too few RTT samples in a round) checks it.
+    pub freeze_when_not_cwnd_limited: bool,
 }
 
 impl Default for VegasConfig {
     fn default() -> Self {
-        Self { alpha: 2, beta: 4, gamma: 1 }
+        Self { alpha: 2, beta: 4, gamma: 1, freeze_when_not_cwnd_limited: true }
     }
 }
 
@@ -57,6 +62,7 @@ const PARAMS: &[ParamSpec] = &[
         unit: "segments",
         description: "leave slow start above gamma queued segments",
     },
+    FREEZE_WHEN_NOT_CWND_LIMITED,
 ];
 
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -104,13 +110,14 @@ impl Vegas {
         }
     }
 
-    fn end_of_round(&mut self, acked: u32) {
+    fn end_of_round(&mut self, ack: &AckEvent) {
+        let acked = ack.acked_segments;
         let (Some(base), Some(rtt)) = (self.base_rtt, self.round_min_rtt) else {
-            self.window.reno_increase(acked);
+            self.reno_round(ack);
             return;
         };
         if self.round_samples <= 2 {
-            self.window.reno_increase(acked);
+            self.reno_round(ack);
             return;
         }
         let cwnd = self.window.cwnd;
@@ -134,6 +141,15 @@ impl Vegas {
             self.window.ssthresh = self.window.ssthresh.max(three_quarters);
         }
     }
+
+    /// Too few RTT samples for Vegas (delayed ACKs): Reno's growth for this round, which Linux's
+    /// `tcp_reno_cong_avoid` skips while the flow does not fill cwnd.
+    fn reno_round(&mut self, ack: &AckEvent) {
+        if self.config.freeze_when_not_cwnd_limited && !ack.cwnd_limited {
+            return;
+        }
+        self.window.reno_increase(ack.acked_segments);
+    }
 }
 
 impl CongestionControl for Vegas {
@@ -156,7 +172,7 @@ impl CongestionControl for Vegas {
         }
         if ack.snd_una > self.round_end {
             self.round_end = ack.snd_nxt;
-            self.end_of_round(ack.acked_segments);
+            self.end_of_round(ack);
             self.round_samples = 0;
             self.round_min_rtt = None;
         } else if self.window.in_slow_start() {

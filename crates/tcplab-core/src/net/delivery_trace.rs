@@ -78,13 +78,13 @@ impl DeliveryTrace {
         let n = self.offsets.len() as u64;
         let repetition = now / self.period;
         let within = now - repetition * self.period;
-        let k = repetition * n + self.offsets.partition_point(|&t| t < within) as u64;
-        // The previous repetition's last opportunity falls exactly on this one's start.
-        if k > 0 && self.time_of(k - 1) >= now {
-            k - 1
-        } else {
-            k
+        let mut k = repetition * n + self.offsets.partition_point(|&t| t < within) as u64;
+        // The previous repetition's last opportunities (all lines equal to the period) fall
+        // exactly on this one's start; there may be several.
+        while k > 0 && self.time_of(k - 1) >= now {
+            k -= 1;
         }
+        k
     }
 
     /// A packet of `bytes` starts at `now` with the transmitter free: returns when its last byte
@@ -152,6 +152,15 @@ mod tests {
         assert_eq!(trace.send(MS + MS / 2, 100), 2 * MS);
         // A packet arriving exactly at an opportunity uses it.
         assert_eq!(trace.send(5 * MS, 1500), 5 * MS);
+    }
+
+    #[test]
+    fn every_opportunity_at_the_period_boundary_is_used() {
+        // Three opportunities at 30 ms, the period: a transmitter that is free again at 30 ms
+        // still finds the second and third there.
+        let mut trace = DeliveryTrace::new(parse_mahimahi("30\n30\n30\n").unwrap());
+        let done: Vec<SimTime> = [0, 30, 30, 30].iter().map(|&at| trace.send(at * MS, 1500)).collect();
+        assert_eq!(done, vec![30 * MS, 30 * MS, 30 * MS, 60 * MS]);
     }
 
     #[test]

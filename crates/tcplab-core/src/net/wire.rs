@@ -61,10 +61,59 @@ pub enum JitterDistribution {
     /// ns. With interval >= max - min it changes no faster than time passes, so it never reorders
     /// and, unlike a held FIFO, never raises the mean: the mean stays (min + max) / 2.
     Drift(Drift),
-    /// HARQ retransmissions: each attempt fails with probability `failure`, and each failure adds
-    /// `retransmission_delay` ns, at most `max_retransmissions` times (after that the packet goes
-    /// on, as RLC would retransmit it above HARQ).
-    Harq { failure: f64, retransmission_delay: SimDuration, max_retransmissions: u32 },
+    /// HARQ retransmissions of a transport block or of each packet.
+    Harq(Harq),
+}
+
+/// HARQ retransmissions: each attempt fails with probability `failure`, and each failure adds
+/// `retransmission_delay` ns, at most `max_retransmissions` times (after that the data goes on,
+/// as RLC would retransmit it above HARQ).
+#[derive(Clone, Debug)]
+pub struct Harq {
+    failure: f64,
+    retransmission_delay: SimDuration,
+    max_retransmissions: u32,
+    /// Slot length in ns when every packet leaving in one slot shares the outcome (one transport
+    /// block per slot); None draws per packet.
+    slot: Option<SimDuration>,
+    /// The slot (departure / slot length) drawn last and the delay it drew. Departures from one
+    /// transmitter never go back in time, so only the latest slot is needed.
+    current: Option<(u64, SimDuration)>,
+}
+
+impl Harq {
+    /// `slot` must be above zero when given (validated with the scenario).
+    pub fn new(
+        failure: f64,
+        retransmission_delay: SimDuration,
+        max_retransmissions: u32,
+        slot: Option<SimDuration>,
+    ) -> Self {
+        Self { failure, retransmission_delay, max_retransmissions, slot, current: None }
+    }
+
+    fn draw(&self, rng: &mut SimRng) -> SimDuration {
+        let mut retransmissions = 0;
+        while retransmissions < self.max_retransmissions && unit_f64(rng) < self.failure {
+            retransmissions += 1;
+        }
+        retransmissions as SimDuration * self.retransmission_delay
+    }
+
+    fn sample(&mut self, rng: &mut SimRng, departure: SimTime) -> SimDuration {
+        let Some(slot) = self.slot else {
+            return self.draw(rng);
+        };
+        let index = departure / slot;
+        match self.current {
+            Some((drawn, delay)) if drawn == index => delay,
+            _ => {
+                let delay = self.draw(rng);
+                self.current = Some((index, delay));
+                delay
+            }
+        }
+    }
 }
 
 /// The state of a drifting delay: the knots before and after the current time.
@@ -107,13 +156,7 @@ impl Jitter {
             JitterDistribution::Uniform { max } => (unit_f64(rng) * (*max as f64 + 1.0)).floor() as SimDuration,
             JitterDistribution::Normal(normal) => normal.sample(rng).max(0.0).round() as SimDuration,
             JitterDistribution::Drift(drift) => drift.sample(rng, departure),
-            JitterDistribution::Harq { failure, retransmission_delay, max_retransmissions } => {
-                let mut retransmissions = 0;
-                while retransmissions < *max_retransmissions && unit_f64(rng) < *failure {
-                    retransmissions += 1;
-                }
-                retransmissions as SimDuration * *retransmission_delay
-            }
+            JitterDistribution::Harq(harq) => harq.sample(rng, departure),
         }
     }
 }
@@ -123,4 +166,37 @@ impl Jitter {
 pub struct Outage {
     pub start: SimTime,
     pub end: SimTime,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{rng_stream, StreamKind};
+    use crate::time::NANOS_PER_MILLI as MS;
+
+    #[test]
+    fn harq_per_slot_shares_one_draw_within_a_slot_and_draws_afresh_in_the_next() {
+        // Failure 1/2, 8 ms per retransmission, at most 3: a slot's delay is 0, 8, 16 or 24 ms
+        // with probabilities 1/2, 1/4, 1/8 and 1/8.
+        let mut per_slot = Harq::new(0.5, 8 * MS, 3, Some(MS));
+        let mut per_packet = Harq::new(0.5, 8 * MS, 3, None);
+        let mut slot_rng = rng_stream(7, 0, StreamKind::Channel, 0);
+        let mut packet_rng = rng_stream(7, 0, StreamKind::Channel, 0);
+        let mut counts = [0u32; 4];
+        // Every other slot is empty: a slot with no departure draws nothing.
+        for slot in (0..4000).step_by(2) {
+            // Departures at the slot's first nanosecond, its middle and its last nanosecond.
+            let delays: Vec<SimDuration> =
+                [0, MS / 2, MS - 1].iter().map(|offset| per_slot.sample(&mut slot_rng, slot * MS + offset)).collect();
+            assert!(delays.iter().all(|&d| d == delays[0]), "slot {slot}: {delays:?}");
+            // The slot took exactly one draw from the stream, the one a lone packet takes, so
+            // slots are as independent of each other as packets are.
+            assert_eq!(delays[0], per_packet.sample(&mut packet_rng, slot * MS), "slot {slot}");
+            counts[(delays[0] / (8 * MS)) as usize] += 1;
+        }
+        // 2000 slots: expected 1000, 500, 250 and 250 (standard deviations 22, 19, 15, 15).
+        for (count, expected) in counts.iter().zip([1000.0, 500.0, 250.0, 250.0]) {
+            assert!((*count as f64 - expected).abs() < 80.0, "{counts:?}");
+        }
+    }
 }

@@ -162,6 +162,32 @@ mod tests {
     }
 
     #[test]
+    fn harq_draw_unit_and_slot_are_checked() {
+        let with_harq = |keys: &str| {
+            MINIMAL.replace(
+                "delay = \"10ms\" }",
+                &format!("delay = \"10ms\", forward = {{ jitter = {{ distribution = \"harq\", {keys} }} }} }}"),
+            )
+        };
+        let scenario = Scenario::from_toml(&with_harq("per = \"slot\", slot = \"0.5ms\"")).unwrap();
+        assert!(scenario.warnings().is_empty());
+        let err = error_of(&with_harq("slot = \"0ms\""));
+        assert_eq!(err.key, "topology.bottleneck.forward.jitter.slot");
+        assert!(err.message.contains("0s is not a slot length: allowed more than 0s"), "{err}");
+        let err = error_of(&with_harq("per = \"packet\", slot = \"1ms\""));
+        assert_eq!(err.key, "topology.bottleneck.forward.jitter.slot");
+        assert!(err.message.contains("does not apply to per = \"packet\""), "{err}");
+        let err = error_of(&with_harq("per = \"tti\""));
+        assert_eq!(err.key, "topology.bottleneck.forward.jitter.per");
+        assert!(err.message.contains("slot") && err.message.contains("packet"), "{err}");
+        let err = error_of(&MINIMAL.replace(
+            "delay = \"10ms\" }",
+            "delay = \"10ms\", forward = { jitter = { distribution = \"uniform\", max = \"1ms\", per = \"slot\" } } }",
+        ));
+        assert_eq!(err.key, "topology.bottleneck.forward.jitter.per");
+    }
+
+    #[test]
     fn tables_written_as_arrays_are_refused() {
         let err = error_of(&MINIMAL.replace("[simulation]\n        duration = \"5s\"", "simulation = [\"5s\", 3]"));
         assert_eq!(err.key, "simulation");

@@ -270,6 +270,17 @@ pub enum JitterKind {
     Harq,
 }
 
+/// What one HARQ outcome is drawn for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HarqUnit {
+    /// All packets leaving in one slot share a draw: they form one transport block, and HARQ
+    /// retransmits transport blocks.
+    Slot,
+    /// Each packet draws its own outcome.
+    Packet,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JitterSpec {
@@ -290,6 +301,11 @@ pub struct JitterSpec {
     pub retransmission_delay: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_retransmissions: Option<u32>,
+    /// HARQ: draw one outcome per slot (default) or per packet, and the slot length (default 1 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per: Option<HarqUnit>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<Duration>,
     /// Normal: mean and standard deviation of the extra delay (clamped at 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean: Option<Duration>,

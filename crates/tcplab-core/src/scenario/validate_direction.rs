@@ -2,7 +2,9 @@
 //! rate and delay schedules. Errors name the key, the value and what is allowed.
 
 use super::error::ScenarioError;
-use super::model::{CellularTraceSpec, DirectionSpec, JitterKind, JitterSpec, LossModelKind, LossSpec, TraceSpec};
+use super::model::{
+    CellularTraceSpec, DirectionSpec, HarqUnit, JitterKind, JitterSpec, LossModelKind, LossSpec, TraceSpec,
+};
 use crate::net::delivery_trace::read_mahimahi;
 
 /// Loss, jitter, outages and schedules of one direction of a link.
@@ -77,7 +79,7 @@ fn validate_jitter(key: &str, jitter: &JitterSpec) -> Result<(), ScenarioError> 
         JitterKind::Uniform => (&["max"], "max = \"2ms\""),
         JitterKind::Normal => (&["mean", "std"], "mean = \"1ms\", std = \"0.5ms\""),
         JitterKind::Drift => (&["min", "max", "interval"], "min = \"0.5ms\", max = \"1.5ms\""),
-        JitterKind::Harq => (&["p", "retransmission_delay", "max_retransmissions"], "p = 0.1"),
+        JitterKind::Harq => (&["p", "retransmission_delay", "max_retransmissions", "per", "slot"], "p = 0.1"),
     };
     let given = [
         ("max", jitter.max.is_some()),
@@ -88,6 +90,8 @@ fn validate_jitter(key: &str, jitter: &JitterSpec) -> Result<(), ScenarioError> 
         ("p", jitter.p.is_some()),
         ("retransmission_delay", jitter.retransmission_delay.is_some()),
         ("max_retransmissions", jitter.max_retransmissions.is_some()),
+        ("per", jitter.per.is_some()),
+        ("slot", jitter.slot.is_some()),
     ];
     let name = format!("{:?}", jitter.distribution).to_lowercase();
     for (field, set) in given {
@@ -109,17 +113,31 @@ fn validate_jitter(key: &str, jitter: &JitterSpec) -> Result<(), ScenarioError> 
     }
     match jitter.distribution {
         JitterKind::Drift => validate_drift(key, jitter),
-        JitterKind::Harq => {
-            check_probability(format!("{key}.p"), jitter.p, false)?;
-            if jitter.p == Some(1.0) {
-                return Err(ScenarioError::new(format!("{key}.p"), "1 would fail every attempt: allowed 0 to below 1"));
-            }
-            if jitter.max_retransmissions.is_some_and(|n| n > 32) {
-                return Err(ScenarioError::new(format!("{key}.max_retransmissions"), "allowed 0 to 32"));
-            }
-            Ok(())
-        }
+        JitterKind::Harq => validate_harq(key, jitter),
         JitterKind::Uniform | JitterKind::Normal => Ok(()),
+    }
+}
+
+fn validate_harq(key: &str, jitter: &JitterSpec) -> Result<(), ScenarioError> {
+    check_probability(format!("{key}.p"), jitter.p, false)?;
+    if jitter.p == Some(1.0) {
+        return Err(ScenarioError::new(format!("{key}.p"), "1 would fail every attempt: allowed 0 to below 1"));
+    }
+    if jitter.max_retransmissions.is_some_and(|n| n > 32) {
+        return Err(ScenarioError::new(format!("{key}.max_retransmissions"), "allowed 0 to 32"));
+    }
+    match (jitter.per, jitter.slot) {
+        (Some(HarqUnit::Packet), Some(slot)) => Err(ScenarioError::new(
+            format!("{key}.slot"),
+            format!(
+                "{slot} does not apply to per = \"packet\", which draws for each packet; \
+                 leave slot out or use per = \"slot\""
+            ),
+        )),
+        (_, Some(slot)) if slot.nanos() == 0 => {
+            Err(ScenarioError::new(format!("{key}.slot"), format!("{slot} is not a slot length: allowed more than 0s")))
+        }
+        _ => Ok(()),
     }
 }
 

@@ -10,8 +10,10 @@ use crate::net::delivery_trace::{read_mahimahi, DeliveryTrace};
 use crate::net::fq_codel::FqCodel;
 use crate::net::queue::{DropTail, QueueDiscipline, QueueLimit};
 use crate::net::red::{Red, RedParams};
-use crate::net::wire::{Drift, Jitter, JitterDistribution, LossModel, Outage};
-use crate::scenario::{DirectionSpec, JitterKind, LossModelKind, QueueKind, QueueSpec, ScenarioError, TraceSpec};
+use crate::net::wire::{Drift, Harq, Jitter, JitterDistribution, LossModel, Outage};
+use crate::scenario::{
+    DirectionSpec, HarqUnit, JitterKind, LossModelKind, QueueKind, QueueSpec, ScenarioError, TraceSpec,
+};
 use crate::sim::SimRng;
 use crate::units::Buffer;
 
@@ -111,11 +113,15 @@ pub(super) fn configure_direction(channel: &mut Channel, spec: &DirectionSpec) {
                 let (min, max) = (jitter.min.map_or(0, |d| d.nanos()), jitter.max.map_or(0, |d| d.nanos()));
                 JitterDistribution::Drift(Drift::new(min, max, jitter.interval.map_or(max - min, |d| d.nanos())))
             }
-            JitterKind::Harq => JitterDistribution::Harq {
-                failure: jitter.p.unwrap_or(HARQ_DEFAULT_FAILURE),
-                retransmission_delay: jitter.retransmission_delay.map_or(HARQ_DEFAULT_RTT, |d| d.nanos()),
-                max_retransmissions: jitter.max_retransmissions.unwrap_or(HARQ_DEFAULT_MAX_RETRANSMISSIONS),
-            },
+            JitterKind::Harq => JitterDistribution::Harq(Harq::new(
+                jitter.p.unwrap_or(HARQ_DEFAULT_FAILURE),
+                jitter.retransmission_delay.map_or(HARQ_DEFAULT_RTT, |d| d.nanos()),
+                jitter.max_retransmissions.unwrap_or(HARQ_DEFAULT_MAX_RETRANSMISSIONS),
+                match jitter.per.unwrap_or(HarqUnit::Slot) {
+                    HarqUnit::Slot => Some(jitter.slot.map_or(HARQ_DEFAULT_SLOT, |d| d.nanos())),
+                    HarqUnit::Packet => None,
+                },
+            )),
         };
         channel.set_jitter(Jitter { distribution, reorder: jitter.reorder });
     }
@@ -129,10 +135,12 @@ pub(super) fn configure_direction(channel: &mut Channel, spec: &DirectionSpec) {
 /// HARQ defaults: a 10% block error target for the first transmission (the usual LTE/NR link
 /// adaptation target), 8 ms between a transmission and its retransmission (LTE FDD's HARQ round
 /// trip, 3GPP TS 36.213), and at most 3 retransmissions (4 transmissions in all, a common
-/// maximum in deployed LTE networks).
+/// maximum in deployed LTE networks). One outcome per 1 ms slot: LTE's TTI, in which a carrier
+/// sends one transport block (3GPP TS 36.211), and the resolution of mahimahi delivery traces.
 pub const HARQ_DEFAULT_FAILURE: f64 = 0.1;
 pub const HARQ_DEFAULT_RTT: u64 = 8_000_000;
 pub const HARQ_DEFAULT_MAX_RETRANSMISSIONS: u32 = 3;
+pub const HARQ_DEFAULT_SLOT: u64 = 1_000_000;
 
 /// A channel's delivery trace: a mahimahi file (read once per path) or a generated one.
 pub(super) fn load_trace(

@@ -117,6 +117,8 @@ MODULE_CONSTANTS: dict[str, dict[str, tuple[Any, str]]] = {
     },
     "bic": {"b": (4, "BICTCP_B in tcp_bic.c")},
     "veno": {"beta": (3, "V_BETA's 3 segments in tcp_veno.c")},
+    "vegas": {"freeze_when_not_cwnd_limited": (True, "tcp_vegas.c's Reno fallback, tcp_reno_cong_avoid in tcp_cong.c, "
+                                                     "returns unless tcp_is_cwnd_limited")},
     "highspeed": {
         "low_window": (38, "the first row of hstcp_aimd_vals in tcp_highspeed.c"),
         "high_window": (83000, "the last row of hstcp_aimd_vals"),

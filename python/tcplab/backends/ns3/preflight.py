@@ -108,6 +108,8 @@ CONSTANTS: dict[str, dict[str, tuple[Any, str]]] = {
     },
     "scalable": {"freeze_when_not_cwnd_limited": (False, "TcpScalable grows whether cwnd-limited or not")},
     "veno": {"freeze_when_not_cwnd_limited": (False, "TcpVeno grows whether cwnd-limited or not")},
+    "vegas": {"freeze_when_not_cwnd_limited": (False, "TcpVegas falls back on TcpNewReno::IncreaseWindow, which grows "
+                                                      "whether cwnd-limited or not")},
     "westwood": {
         "freeze_when_not_cwnd_limited": (False, "TcpWestwoodPlus grows whether cwnd-limited or not"),
         "min_sample_window": (None, "TcpWestwoodPlus takes one sample per smoothed RTT, with no floor "
