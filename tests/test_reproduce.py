@@ -109,6 +109,14 @@ def test_roccet_keeps_its_srtt_far_below_cubics_on_a_deep_buffer_and_reacts_to_t
     assert claim(roccet, "All of ROCCET's sRTTs are below CUBIC's 25% quantile")["verdict"] == "reproduced"
 
 
+def test_roccets_capacity_drop_has_the_kernels_cubic_beside_the_simulators(roccet):
+    row = next(r for r in rows(roccet / "numbers.csv") if r["quantity"] == "median sRTT cubic after the drop")
+    # The kernel's run is a saved Result (one run in real time), not a sweep.
+    series = pd.read_parquet(roccet / "sweeps" / "linux-capacity-drop-cubic" / "timeseries.parquet")
+    assert float(row["linux_measured"]) == pytest.approx(series[series["time_s"] > 22]["srtt_ms"].median())
+    assert claim(roccet, "CUBIC does not react to the halved capacity")["engines"].startswith("linux: ")
+
+
 def test_rta_switches_at_the_step_and_back_on_both_profiles_and_on_ns3(rta):
     for profile in ("ns3 profile", "linux profile"):
         assert 0 < number(rta, "topology step", "switch to Hybla after the step", profile) < 5

@@ -77,3 +77,17 @@ def test_a_claim_reports_its_checks_its_engines_and_why_its_verdict_changed(tmp_
     r.numbers_table("e")
     assert r.parts[-1].splitlines()[0].endswith("| ns-2.35 |")
     assert "4.2 ± 0.5 ms | 3 |" in r.parts[-1]
+
+
+def test_a_median_difference_has_a_paired_bootstrap_interval_that_is_the_same_every_time():
+    import numpy as np
+
+    first = np.arange(1.0, 21.0)
+    second = first - 2.0  # every run 2 lower: the paired median difference is 2 in every resample
+    estimate = Estimate.bootstrap(lambda a, b: np.median(a) - np.median(b), first, second)
+    assert (estimate.mean, estimate.low, estimate.high, estimate.runs) == (2.0, 2.0, 2.0, 20)
+    noisy = Estimate.bootstrap(np.median, np.array([1.0, 5.0, 2.0, 8.0, 3.0, 9.0]))
+    assert noisy.low <= noisy.mean <= noisy.high and noisy.low < noisy.high
+    assert noisy == Estimate.bootstrap(np.median, np.array([1.0, 5.0, 2.0, 8.0, 3.0, 9.0]))
+    with pytest.raises(ValueError):
+        Estimate.bootstrap(np.median, [1.0, 2.0], [1.0])

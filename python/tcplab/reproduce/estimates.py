@@ -1,6 +1,6 @@
 """A quantity measured over several runs: its mean and the 95% confidence interval of that mean
-(Student's t, the runs taken as independent samples), which every reported number and every
-verdict carries.
+(Student's t, the runs taken as independent samples), or a median or quantile with a bootstrap
+interval, which every reported number and every verdict carries.
 
 Runs of one sweep point differ by their run index, which selects every random stream; run r of
 two points of the same sweep uses the same streams (docs/sweeps.md), so a difference between two
@@ -57,6 +57,24 @@ class Estimate:
             raise ValueError(f"paired runs differ in number: {a.size} and {b.size}")
         return cls.of(a - b)
 
+    @classmethod
+    def bootstrap(cls, statistic, *samples: Iterable[float], resamples: int = 2000, seed: int = 0) -> Estimate:
+        """`statistic(*samples)` (a median, a quantile, a difference of two medians) with a 95%
+        percentile-bootstrap interval: the runs are resampled with replacement, the same run
+        indices for every sample (they are paired: run r of each algorithm shares its random
+        streams). A fixed seed makes the interval the same on every build of the report."""
+        arrays = [np.asarray(list(s), dtype=float) for s in samples]
+        size = arrays[0].size
+        if any(a.size != size for a in arrays):
+            raise ValueError("bootstrapped samples must be paired: " + ", ".join(str(a.size) for a in arrays))
+        value = float(statistic(*arrays))
+        if size < 2:
+            return cls(value, value, value, size)
+        picks = np.random.default_rng(seed).integers(0, size, size=(resamples, size))
+        draws = np.array([statistic(*(a[pick] for a in arrays)) for pick in picks], dtype=float)
+        low, high = np.quantile(draws, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2])
+        return cls(value, float(low), float(high), size)
+
     @property
     def half_width(self) -> float:
         return (self.high - self.low) / 2
@@ -66,7 +84,10 @@ class Estimate:
         return Estimate(self.mean * factor, self.low * factor, self.high * factor, self.runs)
 
     def format(self, digits: int = 4) -> str:
-        """'12.3 ± 0.4' (the 95% interval's half width), or the mean alone without spread."""
+        """'12.3 ± 0.4' (the 95% interval's half width) when the interval is symmetric, '12.3
+        [11.8, 13.1]' when it is not (a bootstrap), or the value alone without spread."""
         if self.runs <= 1 or self.half_width == 0:
             return f"{self.mean:.{digits}g}"
+        if not math.isclose(self.high - self.mean, self.mean - self.low, rel_tol=1e-6, abs_tol=1e-12):
+            return f"{self.mean:.{digits}g} [{self.low:.{digits}g}, {self.high:.{digits}g}]"
         return f"{self.mean:.{digits}g} ± {self.half_width:.2g}"
