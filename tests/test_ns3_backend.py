@@ -115,6 +115,24 @@ def test_a_delay_step_on_one_direction_changes_only_that_way():
     assert srtt["ns3"].loc[4.9] == pytest.approx(srtt["simulator"].loc[4.9], rel=0.02)
 
 
+def test_a_drifting_delay_runs_in_ns3_as_in_the_simulator():
+    """The engine's channel draws a drifting extra delay (jitter distribution "drift"), its knots
+    from ns-3's own random stream: the same kind of path, not the same draws. 0 to 20 ms on the
+    forward bottleneck, a new knot every 20 ms, under a window-limited flow: the RTT never falls
+    below the base 44 ms plus the drift's least, and the mean is the base plus about 10 ms plus
+    serialisation on both engines. ns-3's millisecond timestamps put its RTTs a few percent
+    higher (docs/ns3-backend.md), as without the drift."""
+    text = scenario('[[flows]]\ncc = "newreno"\n', duration="5s",
+                    bottleneck='rate = "10Mbps", delay = "20ms", buffer = "30p", '
+                    'forward = { jitter = { distribution = "drift", min = "0ms", max = "20ms" } }',
+                    tcp='profile = "ns3"\nmss = "1448B"\nreceive_window = "40000B"')
+    flows = {backend: tcplab.run(text, backend=backend).flows.iloc[0] for backend in ("simulator", "ns3")}
+    for backend, flow in flows.items():
+        assert flow["rtt_min_ms"] >= 44 and 54 < flow["rtt_mean_ms"] < 64, backend
+    assert flows["ns3"]["rtt_mean_ms"] == pytest.approx(flows["simulator"]["rtt_mean_ms"], rel=0.10)
+    assert flows["ns3"]["goodput_bps"] == pytest.approx(flows["simulator"]["goodput_bps"], rel=0.05)
+
+
 def test_tcp_rta_runs_in_ns3_and_switches_at_the_papers_steps():
     """TCP-RTA has no ns-3 code of its authors': the engine's (tcp-rta.cc) runs the paper's
     step scenario in ns-3 and switches to Hybla after the path's RTT rises to 870 ms at 10 s and

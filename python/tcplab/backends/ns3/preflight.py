@@ -264,7 +264,14 @@ QUEUE_KINDS = ("droptail", "red", "codel", "fq_codel")
 def check_scenario(scenario: dict[str, Any]) -> None:
     """Refuses, by key, what the ns-3 back-end cannot express. ``scenario`` is resolved."""
     for key, link, _ in check_links(scenario, "ns-3", QUEUE_KINDS, "to RateErrorModel per packet",
-                                    features=("delay_schedule",)):
+                                    features=("delay_schedule", "jitter")):
+        for direction_key, direction in [(key, link)] + [(f"{key}.{d}", link[d]) for d in ("forward", "reverse")
+                                                         if d in link]:
+            distribution = (direction.get("jitter") or {}).get("distribution")
+            if distribution not in (None, "drift"):
+                raise ScenarioError(f"{direction_key}.jitter: the ns-3 back-end cannot express {distribution} jitter "
+                                    "(its channel draws only a drifting delay, which never reorders); use "
+                                    "distribution = \"drift\" or remove the key to run on ns-3")
         if link.get("ecn_mark_threshold") is not None:
             raise ScenarioError(f"{key}.ecn_mark_threshold: ns-3 has no drop-tail queue that marks; remove the key")
         if link.get("rdc_stamp"):
