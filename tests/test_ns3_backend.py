@@ -209,6 +209,20 @@ def test_rate_limited_and_on_off_tcp_writers_send_what_they_write():
         assert goodputs.tolist() == pytest.approx([2e6, 2e6], rel=0.02), backend
 
 
+def test_an_on_off_writer_sends_what_it_kept_during_the_off_period():
+    """off_unsent = "keep": data written while on and not yet sent goes out while off. An 8 Mbit/s
+    writer on 1 s of every 2 offers 4 Mbit/s on average, more than its 20000-byte window carries
+    (about 3 Mbit/s at 45 ms), so a backlog is always waiting: both engines send all the time. A
+    writer that stopped at each off period would deliver about half (1.6 Mbit/s, as the engine
+    did while its writer stopped with the period)."""
+    text = scenario('[[flows]]\ncc = "newreno"\nrate = "8Mbps"\non_time = "1s"\noff_time = "1s"\n'
+                    'off_unsent = "keep"\n', duration="10s",
+                    tcp='profile = "ns3"\nmss = "1448B"\nreceive_window = "20000B"\nsend_buffer = "30000B"')
+    goodput = {backend: tcplab.run(text, backend=backend).flows.iloc[0]["goodput_bps"] for backend in ("simulator", "ns3")}
+    assert goodput["simulator"] > 2.8e6
+    assert goodput["ns3"] == pytest.approx(goodput["simulator"], rel=0.05)
+
+
 @pytest.mark.parametrize("change, message", [
     ('[[flows]]\ncc = "compound"\n', "flows[0].cc: 'compound' has no counterpart in ns-3 3.44"),
     ('[[flows]]\ncc = "cubic"\nparams = { cnt_before_loss_rule = "exactly" }\n',

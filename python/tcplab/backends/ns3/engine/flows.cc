@@ -330,9 +330,13 @@ class TcpWriter : public Application
         Write();
     }
 
+    // An on/off writer earns data only while on (Credit), but what it earned and the socket could
+    // not take yet is written while off too: tcplab's off_unsent = "keep" (the only on/off mode
+    // the back-end runs, and it needs a rate) sends data written in an on period across the off
+    // period.
     void Write()
     {
-        if (m_stopped || (m_on && !m_on_now))
+        if (m_stopped)
         {
             return;
         }
