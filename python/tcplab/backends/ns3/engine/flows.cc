@@ -262,8 +262,9 @@ class TcpWriter : public Application
         auto inner = algorithm.Create<TcpCongestionOps>();
         SetAll(inner, m_plan.ccAttributes);
         tcp->SetCongestionControlAlgorithm(CreateObject<CongestionObserver>(inner, m_plan.id));
-        // Algorithms that report events of their own (TCP-RTA's switches) do it on "Switch".
-        inner->TraceConnectWithoutContext("Switch", MakeBoundCallback(&OnAlgorithmEvent, m_plan.id));
+        // Algorithms that report events of their own (TCP-RTA's switches, TCP-do's reductions)
+        // do it on "Event", named as the simulator names them.
+        inner->TraceConnectWithoutContext("Event", MakeBoundCallback(&OnAlgorithmEvent, m_plan.id));
         m_socket->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTcpTx, m_plan.id));
         m_socket->TraceConnectWithoutContext("Retransmission",
                                              MakeBoundCallback(&OnTcpRetransmission, m_plan.id));
