@@ -30,10 +30,45 @@ def publish(paper: str) -> Path:
     return target
 
 
+VERDICTS = ("reproduced", "partly", "not reproduced", "not testable here")
+# The index's account of the rules in python/tcplab/reproduce/verdicts.py.
+RULES = """## How a verdict is reached
+
+The rules are written once, in `python/tcplab/reproduce/verdicts.py`, and every report uses them:
+
+- Each claim has one **headline**: the quantity or ordering the paper states first. Other parts
+  of the statement (a magnitude beside an ordering, a second profile) are **secondary**. A
+  statement that joins two independent results is split into two claims.
+- Every part is a check against a bound the report states (for example "gain within 20% to 50%"
+  for "about 33%"). A check on a measured quantity is judged over the **95% confidence interval
+  of the mean over the runs** (Student's t): it *holds* when the whole interval is on the right
+  side of the bound, *fails* when the whole interval is on the wrong side, and is *undecided*
+  when the interval straddles it. Counts and runs without a random element are exact.
+- **reproduced**: the headline and every secondary part hold.
+- **partly**: the headline holds and a secondary part fails or is undecided.
+- **not reproduced**: the headline fails.
+- **not testable here**: the setting cannot decide the claim, with the reason (a window that caps
+  the rate, a difference smaller than one packet's serialisation), or the runs' interval straddles
+  the headline's bound: more runs, or another setting, would be needed.
+- Every number is the mean over the runs ± the half width of that interval, with the number of
+  runs. Run r of every point of a sweep uses the same random streams (the run index selects
+  them), so a difference between two points is estimated from the per-run differences.
+- Where the paper's own simulator runs the same scenario file (ns-2.35 for ADC and the CTCP study,
+  ns-3 3.44 for TCP-do and TCP-RTA), the report has a column with its numbers, and each claim says
+  which verdict the same headline gets on that engine.
+- A claim whose verdict differs from the last committed report says why: the rules (the same
+  checks judged by the earlier rule, "every check held: reproduced; some: partly; none: not
+  reproduced", give the earlier verdict), or new numbers (the report lists the model and profile
+  changes made before the run).
+
+The rules and every claim's bounds were committed before the runs whose reports are here.
+"""
+
+
 def verdict_counts(paper: str) -> dict[str, int]:
     with (DOCS / paper / "claims.csv").open() as handle:
         verdicts = [row["verdict"] for row in csv.DictReader(handle)]
-    return {v: verdicts.count(v) for v in ("reproduced", "partly", "not reproduced")}
+    return {v: verdicts.count(v) for v in VERDICTS}
 
 
 def write_index() -> Path:
@@ -45,16 +80,16 @@ def write_index() -> Path:
         "published numbers beside tcplab's, and a verdict per claim with its criterion. A claim that does",
         "not reproduce is a finding: the report gives the numbers.",
         "",
-        "| paper | report | reproduced | partly | not reproduced |",
-        "|---|---|---:|---:|---:|",
+        RULES,
+        "| paper | report | " + " | ".join(VERDICTS) + " |",
+        "|---|---|" + "---:|" * len(VERDICTS),
     ]
     for report in sorted(DOCS.glob("*.md")):
         if report.name == "README.md" or not (DOCS / report.stem / "claims.csv").is_file():
             continue
         title = report.read_text().splitlines()[0].removeprefix("# Reproduction: ")
         counts = verdict_counts(report.stem)
-        lines.append(f"| {title} | [{report.name}]({report.name}) | {counts['reproduced']} | {counts['partly']} | "
-                     f"{counts['not reproduced']} |")
+        lines.append(f"| {title} | [{report.name}]({report.name}) | " + " | ".join(str(counts[v]) for v in VERDICTS) + " |")
     index = DOCS / "README.md"
     index.write_text("\n".join(lines) + "\n")
     return index

@@ -148,6 +148,15 @@ def test_tcp_do_goodput_is_recomputed_from_the_sweep_tables(tcp_do):
         sender["goodput_bps"].mean() / 1e6)
 
 
+def test_tcp_do_runs_on_ns3_beside_tcplab_and_each_claim_says_what_ns3_gives(tcp_do):
+    flows = load_sweep(tcp_do / "sweeps" / "ns3-controlled-tcp_do").flows
+    sender = flows[flows["name"].str.startswith("sender")]
+    row = next(r for r in rows(tcp_do / "numbers.csv") if r["experiment"] == "controlled scenario"
+               and r["quantity"] == "tcp_do goodput over the run")
+    assert float(row["ns3_measured"]) == pytest.approx(sender["goodput_bps"].mean() / 1e6)
+    assert claim(tcp_do, "TCP-do keeps the lowest average RTT")["engines"].startswith("ns3: ")
+
+
 def test_tcp_do_reports_both_throughput_metrics_and_the_dynamic_scenarios_cubic_gap(tcp_do):
     numbers = pd.read_csv(tcp_do / "numbers.csv")
     controlled = numbers[numbers["experiment"] == "controlled scenario"]

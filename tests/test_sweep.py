@@ -246,7 +246,6 @@ def test_several_scenario_files_are_a_varied_parameter(tmp_path):
 def test_a_sweep_runs_every_point_on_ns3_and_a_refused_point_is_that_points_error(tmp_path, capsys):
     """`--backend ns3`: each run goes to the compiled ns-3 engine on a Dask worker; ns-3's refusal of
     one point (HighSpeed's ns-3 version grows whether cwnd-limited or not) is that point's error."""
-    pytest.importorskip("ns3")
     out = tmp_path / "on-ns3"
     # A scenario with the ns3 profile: ns-3 has no RACK, which the quick-start's Linux profile uses.
     step = str(Path(QUICKSTART).parent / "papers" / "rta" / "step.toml")

@@ -273,17 +273,18 @@ def _timeouts_when_short_flows_start(r: Reproduction, newreno: pd.DataFrame) -> 
     for b, row in newreno.iterrows():
         lines.append(f"| {b} | {row['timeouts']:.0f} | {row['timeouts_before_short']:.0f} | "
                      f"{row['timeouts_from_short']:.0f} | {row['largest_burst']:.0f} |")
+    first, last = newreno.index[0], newreno.index[-1]
+    trend = "fall" if newreno.loc[last, "timeouts"] < newreno.loc[first, "timeouts"] else "do not fall"
     r.text(f"""### When NewReno+ECN+LT's long flows time out
 
-The paper's timeouts fall as the queue grows; tcplab's NewReno+ECN+LT timeouts do not. The table
-shows when they happen. With a small queue the long flows time out in their start-up, before the
-short flows begin at {start}. With a large one they time out after it, and many at once: the
-restarting short flows' slow starts keep raising the queue, and a long flow whose RTT rises past
+The table shows when the long flows' timeouts happen (means over the runs); in this run they
+{trend} from b = {first} to b = {last}. With a small queue the long flows time out in their start-up,
+before the short flows begin at {start}. With a large one the timeouts that remain come after it:
+the restarting short flows' slow starts keep raising the queue, and a long flow whose RTT rises past
 its retransmission timeout (SRTT + 4 RTTVAR, with RTTVAR small after a calm stretch) times out
 whether or not a segment was lost. With ECN the RED queue marks rather than drops while its
 average is below the maximum threshold, so spurious timeouts are the likely kind; these tables do
-not tell them apart. Whether ns-2's estimator (one timed segment per RTT, `tcpTick_` granularity)
-gives the long flows more margin is not modelled (docs/tcp.md).
+not tell them apart.
 
 """ + "\n".join(lines))
 

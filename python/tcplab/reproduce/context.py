@@ -65,8 +65,8 @@ class Claim:
         if self.secondary:
             parts.append("Secondary: " + "; ".join(c.format() for c in self.secondary) + ".")
         if self.engines:
-            parts.append("On the paper's engine: " + "; ".join(
-                f"{ENGINE_NAMES[e]} {v}" for e, v in self.engines.items()) + ".")
+            parts.append("The headline on the paper's engine: " + "; ".join(
+                f"{ENGINE_NAMES[e]}, {v}" for e, v in self.engines.items()) + ".")
         if self.note:
             parts.append(self.note)
         return " ".join(parts)
@@ -102,8 +102,6 @@ class Reproduction:
     # The model and profile changes since the last committed report that alter this paper's
     # numbers, written before the rerun.
     changes: list[str] = field(default_factory=list)
-    # For a paper whose claims keep the last report's numbering: claim id -> that report's verdict.
-    previous: dict[str, str] = field(default_factory=dict)
 
     def runs_or(self, full: int, quick: int = 1) -> int:
         """Runs per point: --runs if given, else the paper's (or `quick` with --quick)."""
@@ -153,8 +151,6 @@ class Reproduction:
         from another engine's numbers (engine -> checks); `was` is (claim id, verdict) in the last
         committed report, or None for a claim it did not have."""
         claim_id = f"{self.paper}-{len(self.claims) + 1}"
-        if was is None and claim_id in self.previous:
-            was = (claim_id, self.previous[claim_id])
         verdict = judge(headline, secondary, not_testable)
         engine_verdicts = {engine: judge(checks) for engine, checks in (engines or {}).items()}
         entry = Claim(claim_id, experiment, text, verdict, list(headline),

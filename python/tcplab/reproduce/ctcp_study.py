@@ -226,7 +226,7 @@ def _tables(r: Reproduction, name: str, primary: pd.DataFrame, engine: pd.DataFr
 def _figures(r: Reproduction, tables: dict[str, dict[str, pd.DataFrame]]) -> None:
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(2, 2, figsize=(11, 6.5), sharex=True)
+    fig, axes = plt.subplots(2, len(tables), figsize=(5.5 * len(tables), 6.5), sharex=True, squeeze=False)
     for column, (name, table) in enumerate(tables.items()):
         series, queues = table["timeseries"], table["queues"]
         for cc in ALGORITHMS:
@@ -238,10 +238,11 @@ def _figures(r: Reproduction, tables: dict[str, dict[str, pd.DataFrame]]) -> Non
         axes[1][column].set(xlabel="time (s)", ylabel="R2-R3 throughput (Mbit/s)")
     for ax in axes.flat:
         ax.grid(alpha=0.3)
-    axes[0][1].legend(fontsize=7)
+    axes[0][-1].legend(fontsize=7)
     fig.tight_layout()
     r.figure("cwnd-and-throughput", fig, "cwnd of one flow from R1 (the paper's Fig. 2) and the R2-R3 throughput "
-             "every second (Fig. 3), with ns-2's 20-packet window and with windows that do not limit")
+             "every second (Fig. 3): the configuration nearest the paper, ns-2's 20-packet window, and windows that "
+             "do not limit")
 
 
 def _strict_extreme(values: pd.Series, cc: str, highest: bool) -> bool:

@@ -49,20 +49,31 @@ one metric that can exceed the offered mean.
         "and bounds the send buffer at ns-3's 128 KiB; each run is now one of 10 (5 before).",
         "Claims are judged over the runs' 95% interval, with paired per-run differences.",
     ]
+    r.changes.append("ns-3 3.44 runs the same scenario files with its CUBIC and BBR and the engine's own TCP-do "
+                     "(tcplab::TcpDo, docs/ns3-backend.md), and a drifting delay now runs on ns-3.")
     runs = r.runs_or(10, 2)
     duration = "5s" if r.quick else "10s"
     _oscillation_figure(r, runs, duration)
     for scenario in ("controlled", "dynamic"):
-        frames, flows = [], []
-        for cc in ALGORITHMS:
-            overrides = {"simulation.duration": duration}
-            count = 1 if scenario == "controlled" else 10
-            sweep = r.sweep(f"{scenario}-{cc}", f"{scenario}.toml",
-                            {"algorithm": ([f"flows.{i}.cc" for i in range(count)], [cc])}, runs, overrides)
-            frames.append(sweep.timeseries)
-            flows.append(sweep.flows)
-        _scenario_report(r, scenario, pd.concat(frames), pd.concat(flows))
+        tcplab_metrics = _metrics(*_scenario_sweeps(r, scenario, runs, duration, "simulator"))
+        # ns-3 takes 2 to 20 s per run here: the quick form gives it one.
+        ns3_metrics = _metrics(*_scenario_sweeps(r, scenario, r.runs_or(10, 1), duration, "ns3"))
+        _scenario_report(r, scenario, tcplab_metrics, ns3_metrics)
     _delay_model_sensitivity(r, runs, duration)
+
+
+def _scenario_sweeps(r: Reproduction, scenario: str, runs: int, duration: str, backend: str):
+    """Every algorithm on every TCP flow of the scenario, on `backend`: its time series and flows."""
+    frames, flows = [], []
+    count = 1 if scenario == "controlled" else 10
+    prefix = "" if backend == "simulator" else f"{backend}-"
+    for cc in ALGORITHMS:
+        sweep = r.sweep(f"{prefix}{scenario}-{cc}", f"{scenario}.toml",
+                        {"algorithm": ([f"flows.{i}.cc" for i in range(count)], [cc])}, runs,
+                        {"simulation.duration": duration}, backend=backend)
+        frames.append(sweep.timeseries)
+        flows.append(sweep.flows)
+    return pd.concat(frames), pd.concat(flows)
 
 
 # The controlled scenario's four link directions, whose random delay the sensitivity sweep varies.
@@ -116,61 +127,93 @@ def _per_run(flows: pd.DataFrame, series: pd.DataFrame, metric: str) -> dict[str
     return {cc: list(values[values["algorithm"] == cc].sort_values("run")["v"]) for cc in ALGORITHMS}
 
 
-def _scenario_report(r: Reproduction, scenario: str, series: pd.DataFrame, flows: pd.DataFrame) -> None:
-    e = f"{scenario} scenario"
-    r.text(f"## {scenario.capitalize()} scenario (Fig. {3 if scenario == 'controlled' else 4})")
+def _metrics(series: pd.DataFrame, flows: pd.DataFrame) -> dict:
+    """The sender's per-run values per algorithm: goodput (Mbit/s), mean RTT (ms), sRTT standard
+    deviation (ms) and the mean of its non-zero 100 ms throughput samples (Mbit/s); and the sender's
+    time series for the figure."""
     # Samples before the sender's first RTT measurement (its start is random in the dynamic
     # scenario) carry no sRTT.
     sender_series = series[(series["flow_id"] == 0) & (series["srtt_ms"] > 0)]
-    goodput = _per_run(flows, sender_series, "goodput")
-    rtt = _per_run(flows, sender_series, "rtt")
-    srtt_std = _per_run(flows, sender_series, "srtt_std")
     active = sender_series[sender_series["throughput_bps"] > 0]
-    active_mean = {cc: list(active[active["algorithm"] == cc].groupby("run")["throughput_bps"].mean() / 1e6)
-                   for cc in ALGORITHMS}
+    return {
+        "goodput": _per_run(flows, sender_series, "goodput"),
+        "rtt": _per_run(flows, sender_series, "rtt"),
+        "srtt_std": _per_run(flows, sender_series, "srtt_std"),
+        "active": {cc: list(active[active["algorithm"] == cc].groupby("run")["throughput_bps"].mean() / 1e6)
+                   for cc in ALGORITHMS},
+        "series": sender_series,
+    }
+
+
+def _difference(metric: dict[str, list[float]], first: str, second: str) -> Estimate:
+    return Estimate.paired_difference(metric[first], metric[second])
+
+
+def _lowest_rtt(m: dict) -> list:
+    return [at_most(f"TCP-do - {cc} mean RTT", _difference(m["rtt"], "tcp_do", cc), 0, " ms") for cc in ("cubic", "bbr")]
+
+
+def _highest_goodput(m: dict) -> list:
+    return [at_least(f"TCP-do - {cc} goodput", _difference(m["goodput"], "tcp_do", cc), 0, " Mbit/s")
+            for cc in ("cubic", "bbr")]
+
+
+def _cubic_far_below(m: dict) -> list:
+    g = m["goodput"]
+    return [at_most(f"CUBIC - {cc}/2 goodput", Estimate.paired_difference(g["cubic"], [v / 2 for v in g[cc]]), 0, " Mbit/s")
+            for cc in ("tcp_do", "bbr")]
+
+
+def _comparable_to_bbr(m: dict) -> list:
+    g = m["goodput"]
+    return [within("TCP-do / BBR goodput", Estimate.of([t / b for t, b in zip(g["tcp_do"], g["bbr"])]), 0.9, 1.1)]
+
+
+def _above_bbr(m: dict) -> list:
+    return [at_least("TCP-do - BBR goodput", _difference(m["goodput"], "tcp_do", "bbr"), 0, " Mbit/s")]
+
+
+def _steadier_than_bbr(m: dict) -> list:
+    return [at_most("TCP-do - BBR sRTT standard deviation", _difference(m["srtt_std"], "tcp_do", "bbr"), 0, " ms")]
+
+
+def _scenario_report(r: Reproduction, scenario: str, m: dict, engine: dict) -> None:
+    e = f"{scenario} scenario"
+    r.text(f"## {scenario.capitalize()} scenario (Fig. {3 if scenario == 'controlled' else 4})\n\nThe ns-3.44 column "
+           "is the same scenario file on ns-3 3.44 with its TcpCubic and TcpBbr and the engine's own TCP-do.")
     for cc in ALGORITHMS:
         published = PUBLISHED[scenario][cc]
-        r.number(e, f"{cc} goodput over the run", "sender", "Mbit/s", published, Estimate.of(goodput[cc]), "Sec. IV")
-        r.number(e, f"{cc} mean of non-zero throughput samples", "sender", "Mbit/s", published,
-                 Estimate.of(active_mean[cc]), "Sec. IV")
-        r.number(e, f"{cc} mean RTT", "sender", "ms", 4.029 if (scenario, cc) == ("controlled", "tcp_do") else None,
-                 Estimate.of(rtt[cc]), "Fig. 3a / 4a")
-        r.number(e, f"{cc} sRTT standard deviation", "sender", "ms", None, Estimate.of(srtt_std[cc]), "Fig. 3a / 4a")
+        for key, quantity, unit, paper, source in [
+            ("goodput", f"{cc} goodput over the run", "Mbit/s", published, "Sec. IV"),
+            ("active", f"{cc} mean of non-zero throughput samples", "Mbit/s", published, "Sec. IV"),
+            ("rtt", f"{cc} mean RTT", "ms", 4.029 if (scenario, cc) == ("controlled", "tcp_do") else None, "Fig. 3a / 4a"),
+            ("srtt_std", f"{cc} sRTT standard deviation", "ms", None, "Fig. 3a / 4a"),
+        ]:
+            r.number(e, quantity, "sender", unit, paper, Estimate.of(m[key][cc]), source,
+                     engines={"ns3": Estimate.of(engine[key][cc])})
     r.numbers_table(e)
-    _figure(r, scenario, sender_series)
-
-    def difference(metric: dict[str, list[float]], first: str, second: str) -> Estimate:
-        return Estimate.paired_difference(metric[first], metric[second])
-
+    _figure(r, scenario, m["series"], engine["series"])
     if scenario == "controlled":
         r.claim(e, "TCP-do keeps the lowest average RTT (criterion: TCP-do's mean RTT minus each other's, paired by "
-                "run, at most 0).",
-                [at_most(f"TCP-do - {cc} mean RTT", difference(rtt, "tcp_do", cc), 0, " ms") for cc in ("cubic", "bbr")],
-                was=PREVIOUS["lowest rtt"])
+                "run, at most 0).", _lowest_rtt(m), engines={"ns3": _lowest_rtt(engine)}, was=PREVIOUS["lowest rtt"])
         r.claim(e, "TCP-do's average throughput is the highest of the three (124.01 vs 123.09 and 122.94 Mbit/s; "
-                "criterion: TCP-do's goodput minus each other's, paired by run, at least 0).",
-                [at_least(f"TCP-do - {cc} goodput", difference(goodput, "tcp_do", cc), 0, " Mbit/s")
-                 for cc in ("cubic", "bbr")], was=PREVIOUS["highest throughput"])
-    else:
-        r.claim(e, "CUBIC's throughput is far below TCP-do's and BBR's (17.21 vs 60.17 and 59.45 Mbit/s; criterion: "
-                "CUBIC's goodput below half of each, paired by run: CUBIC - others/2 at most 0; secondary: the "
-                "published ratio, CUBIC / TCP-do within 0.2 to 0.4).",
-                [at_most(f"CUBIC - {cc}/2 goodput", Estimate.paired_difference(
-                    goodput["cubic"], [g / 2 for g in goodput[cc]]), 0, " Mbit/s") for cc in ("tcp_do", "bbr")],
-                [within("CUBIC / TCP-do goodput", Estimate.of(
-                    [c / t for c, t in zip(goodput["cubic"], goodput["tcp_do"])]), 0.2, 0.4)],
-                was=PREVIOUS["cubic far below"])
-        r.claim(e, "TCP-do's throughput is comparable to BBR's (criterion: TCP-do / BBR goodput within 0.9 to 1.1, "
-                "per run).", [within("TCP-do / BBR goodput", Estimate.of(
-                    [t / b for t, b in zip(goodput["tcp_do"], goodput["bbr"])]), 0.9, 1.1)],
-                was=PREVIOUS["comparable to bbr"])
-        r.claim(e, "TCP-do's throughput is slightly above BBR's (60.17 vs 59.45 Mbit/s; criterion: TCP-do - BBR "
-                "goodput, paired by run, at least 0).",
-                [at_least("TCP-do - BBR goodput", difference(goodput, "tcp_do", "bbr"), 0, " Mbit/s")])
-        r.claim(e, "TCP-do's RTT is more stable than BBR's, with fewer spikes (criterion: TCP-do's sRTT standard "
-                "deviation minus BBR's, paired by run, at most 0).",
-                [at_most("TCP-do - BBR sRTT standard deviation", difference(srtt_std, "tcp_do", "bbr"), 0, " ms")],
-                was=PREVIOUS["stable rtt"])
+                "criterion: TCP-do's goodput minus each other's, paired by run, at least 0).", _highest_goodput(m),
+                engines={"ns3": _highest_goodput(engine)}, was=PREVIOUS["highest throughput"])
+        return
+    g = m["goodput"]
+    r.claim(e, "CUBIC's throughput is far below TCP-do's and BBR's (17.21 vs 60.17 and 59.45 Mbit/s; criterion: "
+            "CUBIC's goodput below half of each, paired by run: CUBIC - others/2 at most 0; secondary: the "
+            "published ratio, CUBIC / TCP-do within 0.2 to 0.4).", _cubic_far_below(m),
+            [within("CUBIC / TCP-do goodput", Estimate.of([c / t for c, t in zip(g["cubic"], g["tcp_do"])]), 0.2, 0.4)],
+            engines={"ns3": _cubic_far_below(engine)}, was=PREVIOUS["cubic far below"])
+    r.claim(e, "TCP-do's throughput is comparable to BBR's (criterion: TCP-do / BBR goodput within 0.9 to 1.1, "
+            "per run).", _comparable_to_bbr(m), engines={"ns3": _comparable_to_bbr(engine)},
+            was=PREVIOUS["comparable to bbr"])
+    r.claim(e, "TCP-do's throughput is slightly above BBR's (60.17 vs 59.45 Mbit/s; criterion: TCP-do - BBR "
+            "goodput, paired by run, at least 0).", _above_bbr(m), engines={"ns3": _above_bbr(engine)})
+    r.claim(e, "TCP-do's RTT is more stable than BBR's, with fewer spikes (criterion: TCP-do's sRTT standard "
+            "deviation minus BBR's, paired by run, at most 0).", _steadier_than_bbr(m),
+            engines={"ns3": _steadier_than_bbr(engine)}, was=PREVIOUS["stable rtt"])
 
 
 def _oscillation_figure(r: Reproduction, runs: int, duration: str) -> None:
@@ -222,20 +265,22 @@ sRTT step of 0.01 ms needs a sample 0.08 ms from the sRTT). {runs} runs each."""
                 frequencies["high congestion"], frequencies["low congestion"]), 0, "/s")])
 
 
-def _figure(r: Reproduction, scenario: str, series: pd.DataFrame) -> None:
+def _figure(r: Reproduction, scenario: str, series: pd.DataFrame, engine: pd.DataFrame) -> None:
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(2, 1, figsize=(8, 5.5), sharex=True)
-    for cc in ALGORITHMS:
-        rows = series[(series["algorithm"] == cc) & (series["run"] == 0)]
-        axes[0].plot(rows["time_s"], rows["srtt_ms"], label=cc, linewidth=0.9)
-        axes[1].plot(rows["time_s"], rows["throughput_bps"] / 1e6, label=cc, linewidth=0.9)
-    axes[0].set_ylabel("sRTT (ms)")
-    axes[1].set_ylabel("throughput (Mbit/s)")
-    axes[1].set_xlabel("time (s)")
-    for ax in axes:
+    fig, axes = plt.subplots(2, 2, figsize=(12, 5.5), sharex=True, sharey="row")
+    for column, (title, frame) in enumerate((("tcplab", series), ("ns-3.44", engine))):
+        for cc in ALGORITHMS:
+            rows = frame[(frame["algorithm"] == cc) & (frame["run"] == 0)]
+            axes[0][column].plot(rows["time_s"], rows["srtt_ms"], label=cc, linewidth=0.9)
+            axes[1][column].plot(rows["time_s"], rows["throughput_bps"] / 1e6, label=cc, linewidth=0.9)
+        axes[0][column].set_title(title)
+        axes[1][column].set_xlabel("time (s)")
+    axes[0][0].set_ylabel("sRTT (ms)")
+    axes[1][0].set_ylabel("throughput (Mbit/s)")
+    for ax in axes.flat:
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
+    axes[0][0].legend(fontsize=8)
     fig.tight_layout()
-    r.figure(f"{scenario}", fig, f"The sender's sRTT and throughput (100 ms samples), one run each, {scenario} "
-             f"scenario (the paper's Fig. {3 if scenario == 'controlled' else 4})")
+    r.figure(f"{scenario}", fig, f"The sender's sRTT and throughput (100 ms samples), run 0 of each, {scenario} "
+             f"scenario, on tcplab and on ns-3 3.44 (the paper's Fig. {3 if scenario == 'controlled' else 4})")

@@ -9,7 +9,7 @@
 //! raised by recoveryFactor = min(1.5, 1 + 0.2 severity) (2); while calm, cwnd grows by 7 segments
 //! and the threshold falls by 2%.
 //!
-//! Decisions the paper leaves open (docs/algorithms/tcp_do.md), each a parameter:
+//! Decisions the paper leaves open (docs/algorithms/tcp_do.md), most of them a parameter:
 //! - severity = frequency / threshold (the paper: "the ratio of oscillation frequency to the
 //!   congestion threshold"), so a just-congested window cuts cwnd to 0.9 and severity >= 3 to 0.7;
 //! - the starting threshold is 1.0 oscillation per ms; the threshold stays within [0.5, 4] x that;
@@ -22,6 +22,8 @@
 //!   the paper's 4 ms RTT is 0.28 segments per RTT, little more than NewReno. "-2%" applies once
 //!   per calm window; the raised threshold applies from the first calm window after a congested
 //!   one and decays by the 2% steps;
+//! - a reduction sets ssthresh to the reduced cwnd as well (the paper names only cwnd), so the
+//!   flow goes on in congestion avoidance instead of slow-starting back over the cut;
 //! - between windows cwnd follows NewReno (RFC 5681 per-ACK growth); losses are NewReno's.
 
 use std::collections::VecDeque;

@@ -17,7 +17,7 @@ use crate::histogram::DelayHistogram;
 use crate::net::delivery_trace::DeliveryTrace;
 use crate::net::packet::{Packet, PacketId, PacketPool};
 use crate::net::queue::{EnqueueOutcome, QueueDiscipline, QueueLimit, QueueSettings};
-use crate::net::wire::{Jitter, LossModel, Outage};
+use crate::net::wire::{Jitter, JitterDistribution, LossModel, Outage};
 use crate::sim::{Event, EventQueue, NextHop, SimRng};
 use crate::time::{transmission_time, SimDuration, SimTime};
 
@@ -220,6 +220,14 @@ impl Channel {
 
     pub fn delay_schedule(&self) -> &[(SimTime, SimDuration)] {
         &self.delay_schedule
+    }
+
+    /// A drifting extra delay's (min, max, interval) in ns, if this direction has one.
+    pub fn drift(&self) -> Option<(SimDuration, SimDuration, SimDuration)> {
+        match &self.jitter {
+            Some(Jitter { distribution: JitterDistribution::Drift(drift), .. }) => Some(drift.bounds()),
+            _ => None,
+        }
     }
 
     pub fn rate_schedule(&self) -> &[(SimTime, u64)] {

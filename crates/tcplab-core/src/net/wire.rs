@@ -131,6 +131,11 @@ impl Drift {
         Self { min, max, interval: interval.max(1), previous: None }
     }
 
+    /// (min, max, interval) in ns, for a back-end that draws the knots itself.
+    pub fn bounds(&self) -> (SimDuration, SimDuration, SimDuration) {
+        (self.min, self.max, self.interval)
+    }
+
     fn knot_value(&self, rng: &mut SimRng) -> f64 {
         self.min as f64 + unit_f64(rng) * (self.max - self.min) as f64
     }

@@ -99,8 +99,10 @@ impl LinkNetwork {
     /// direction, ends as node indices, rate in bit/s, delay in ns, the queue discipline's
     /// settings with its limit in packets or bytes, the loss model), and `flows` (ends, start and
     /// stop in ns, the application, and for TCP the algorithm and every connection option).
-    /// Rate and delay schedules, jitter, outages and traces are the scenario's keys; a back-end
-    /// reads them there, so that it can name the key it cannot express.
+    /// Each direction's drifting extra delay (`drift`: [min, max, interval] in ns, or null), so a
+    /// back-end can draw the same kind of path. Rate schedules, other jitter, outages and traces
+    /// are the scenario's keys; a back-end reads them there, so that it can name the key it
+    /// cannot express.
     pub fn describe(&self) -> Value {
         let nodes: Vec<Value> =
             self.network.nodes.iter().map(|n| json!({ "name": n.name, "router": n.is_router })).collect();
@@ -126,6 +128,7 @@ impl LinkNetwork {
                     "delay_ns": channel.delay,
                     // Steps of the propagation delay: [time, new delay] in nanoseconds.
                     "delay_schedule": channel.delay_schedule(),
+                    "drift": channel.drift().map(|(min, max, interval)| [min, max, interval]),
                     "queue": {
                         "kind": queue.kind,
                         "limit_packets": limit_packets,

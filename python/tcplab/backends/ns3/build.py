@@ -16,7 +16,7 @@ WHEEL_VERSION = "3.44.post0"
 INSTALL_HINT = (f"install the ns-3 wheel with 'python3 -m pip install {WHEEL}=={WHEEL_VERSION}' "
                 "(or 'python3 -m pip install -e .[test]'); it needs Python 3.11 on x86-64 Linux")
 # The engine's sources (engine/main.cc describes it), among them the algorithms of the papers
-# ns-3 lacks (tcp-rta.cc; each registers its TypeId itself), and the header they share.
+# ns-3 lacks (tcp-rta.cc, tcp-do.cc; each registers its TypeId itself), and the header they share.
 ENGINE = Path(__file__).with_name("engine")
 SOURCES = tuple(sorted(ENGINE.glob("*.cc")))
 HEADERS = tuple(sorted(ENGINE.glob("*.h")))

@@ -31,6 +31,8 @@ def write_plan(network: dict[str, Any], scenario: dict[str, Any]) -> str:
         for channel_index in (index, index + 1):
             lines += _queue_lines(channel_index, channels[channel_index], with_disc)
             lines += [f"delay_step {channel_index} {at} {delay}" for at, delay in channels[channel_index]["delay_schedule"]]
+            if channels[channel_index]["drift"]:
+                lines.append(f"drift {channel_index} " + " ".join(str(ns) for ns in channels[channel_index]["drift"]))
     defaults = preflight.parameter_defaults()
     entries = [(i, entry) for i, entry in enumerate(scenario["flows"]) for _ in range(entry.get("count", 1))]
     for flow in network["flows"]:

@@ -25,8 +25,9 @@ ALGORITHMS = {
     "newreno": "ns3::TcpNewReno", "reno": "ns3::TcpLinuxReno", "cubic": "ns3::TcpCubic", "bic": "ns3::TcpBic",
     "highspeed": "ns3::TcpHighSpeed", "hybla": "ns3::TcpHybla", "scalable": "ns3::TcpScalable",
     "vegas": "ns3::TcpVegas", "veno": "ns3::TcpVeno", "westwood": "ns3::TcpWestwoodPlus", "bbr": "ns3::TcpBbr",
-    # TCP-RTA was written for ns-3 but never published: the engine's own (engine/tcp-rta.cc).
-    "rta": "tcplab::TcpRta",
+    # TCP-RTA and TCP-do were written for ns-3 but never published: the engine's own
+    # (engine/tcp-rta.cc, engine/tcp-do.cc).
+    "rta": "tcplab::TcpRta", "tcp_do": "tcplab::TcpDo",
 }
 
 
@@ -64,6 +65,13 @@ ATTRIBUTES: dict[str, dict[str, tuple[str, Any]]] = {
         "byte_counted_avoidance": ("ByteCountedAvoidance", _ns3_bool),
         "two_thirds_ssthresh": ("TwoThirdsSsthresh", _ns3_bool), "bdp_boost": ("BdpBoost", _ns3_bool),
         "bdp_boost_factor": ("BdpBoostFactor", str), "hybla_count_acked_segments": ("HyblaCountAckedSegments", _ns3_bool),
+    },
+    "tcp_do": {
+        "oscillation_delta": ("OscillationDelta", _nanoseconds_text), "window": ("Window", _nanoseconds_text),
+        "initial_threshold": ("InitialThreshold", str), "calm_increase": ("CalmIncrease", str),
+        "calm_increase_per": ("CalmIncreasePer", lambda per: {"rtt": "Rtt", "window": "Window"}[per]),
+        "calm_threshold_factor": ("CalmThresholdFactor", str), "rtt_history": ("RttHistory", str),
+        "rtt_rise": ("RttRise", str),
     },
     "bbr": {
         "high_gain": ("HighGain", str), "bw_window_rounds": ("BwWindowLength", str),
@@ -266,7 +274,14 @@ QUEUE_KINDS = ("droptail", "red", "codel", "fq_codel")
 def check_scenario(scenario: dict[str, Any]) -> None:
     """Refuses, by key, what the ns-3 back-end cannot express. ``scenario`` is resolved."""
     for key, link, _ in check_links(scenario, "ns-3", QUEUE_KINDS, "to RateErrorModel per packet",
-                                    features=("delay_schedule",)):
+                                    features=("delay_schedule", "jitter")):
+        for direction_key, direction in [(key, link)] + [(f"{key}.{d}", link[d]) for d in ("forward", "reverse")
+                                                         if d in link]:
+            distribution = (direction.get("jitter") or {}).get("distribution")
+            if distribution not in (None, "drift"):
+                raise ScenarioError(f"{direction_key}.jitter: the ns-3 back-end cannot express {distribution} jitter "
+                                    "(its channel draws only a drifting delay, which never reorders); use "
+                                    "distribution = \"drift\" or remove the key to run on ns-3")
         if link.get("ecn_mark_threshold") is not None:
             raise ScenarioError(f"{key}.ecn_mark_threshold: ns-3 has no drop-tail queue that marks; remove the key")
         if link.get("rdc_stamp"):

@@ -57,6 +57,7 @@ struct LinkPlan
 struct QueuePlan
 {
     std::vector<std::pair<int64_t, int64_t>> delaySteps; // (time, new delay), ns
+    int64_t driftMinNs = -1, driftMaxNs = -1, driftIntervalNs = -1; // -1: no drifting delay
     std::string deviceQueue = "1p";
     std::string discType; // empty: no queue disc, the device queue is the buffer
     std::vector<Attribute> discAttributes;

@@ -262,8 +262,9 @@ class TcpWriter : public Application
         auto inner = algorithm.Create<TcpCongestionOps>();
         SetAll(inner, m_plan.ccAttributes);
         tcp->SetCongestionControlAlgorithm(CreateObject<CongestionObserver>(inner, m_plan.id));
-        // Algorithms that report events of their own (TCP-RTA's switches) do it on "Switch".
-        inner->TraceConnectWithoutContext("Switch", MakeBoundCallback(&OnAlgorithmEvent, m_plan.id));
+        // Algorithms that report events of their own (TCP-RTA's switches, TCP-do's reductions)
+        // do it on "Event", named as the simulator names them.
+        inner->TraceConnectWithoutContext("Event", MakeBoundCallback(&OnAlgorithmEvent, m_plan.id));
         m_socket->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTcpTx, m_plan.id));
         m_socket->TraceConnectWithoutContext("Retransmission",
                                              MakeBoundCallback(&OnTcpRetransmission, m_plan.id));
@@ -330,9 +331,13 @@ class TcpWriter : public Application
         Write();
     }
 
+    // An on/off writer earns data only while on (Credit), but what it earned and the socket could
+    // not take yet is written while off too: tcplab's off_unsent = "keep" (the only on/off mode
+    // the back-end runs, and it needs a rate) sends data written in an on period across the off
+    // period.
     void Write()
     {
-        if (m_stopped || (m_on && !m_on_now))
+        if (m_stopped)
         {
             return;
         }

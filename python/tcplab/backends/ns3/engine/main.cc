@@ -18,6 +18,7 @@
 //   link A B DELAY_A_TO_B DELAY_B_TO_A RATE_A_TO_B RATE_B_TO_A FLOW_CONTROL
 //                                                      (channels 2i: A->B, 2i+1: B->A)
 //   delay_step CHANNEL AT NEW_DELAY
+//   drift CHANNEL MIN MAX INTERVAL                     (an extra delay drifting in [MIN, MAX])
 //   device_queue CHANNEL SIZE                          (ns-3 QueueSize text: "100p", "250000B")
 //   queue_disc CHANNEL TYPEID Attr=Value...
 //   loss CHANNEL PACKET_ERROR_RATE

@@ -5,6 +5,9 @@
 
 #include "engine.h"
 
+#include <cmath>
+#include <optional>
+
 namespace tcplab
 {
 
@@ -131,6 +134,49 @@ OnWireLoss(uint32_t channel, Ptr<const Packet> frame)
 // ---------------------------------------------------------------------------------------------
 // Links.
 
+// A drifting extra delay, tcplab's jitter distribution "drift" (net/wire.rs): it moves linearly
+// between values drawn uniformly from [min, max] every interval (ns). The scenario's validation
+// keeps the interval at least max - min, so the delay never changes faster than time passes and
+// packets stay in order. The knots come from ns-3's own random stream, not tcplab's: the same
+// kind of path, not the same draws.
+class Drift
+{
+  public:
+    Drift(int64_t minNs, int64_t maxNs, int64_t intervalNs, int64_t stream)
+        : m_uniform(CreateObject<UniformRandomVariable>()),
+          m_intervalNs(intervalNs)
+    {
+        m_uniform->SetAttribute("Min", DoubleValue(minNs));
+        m_uniform->SetAttribute("Max", DoubleValue(maxNs));
+        m_uniform->SetStream(stream);
+        m_before = m_uniform->GetValue();
+        m_after = m_uniform->GetValue();
+        m_afterNs = m_intervalNs;
+    }
+
+    // The extra delay (ns) of a packet leaving the transmitter at `atNs`; calls come in time
+    // order, as packets leave one direction.
+    int64_t At(int64_t atNs)
+    {
+        while (atNs >= m_afterNs)
+        {
+            m_beforeNs = m_afterNs;
+            m_before = m_after;
+            m_afterNs += m_intervalNs;
+            m_after = m_uniform->GetValue();
+        }
+        double fraction = static_cast<double>(atNs - m_beforeNs) / m_intervalNs;
+        return std::llround(m_before + (m_after - m_before) * fraction);
+    }
+
+  private:
+    Ptr<UniformRandomVariable> m_uniform;
+    int64_t m_intervalNs;
+    // The knots around the last departure: (time, delay) before and after it, ns.
+    int64_t m_beforeNs = 0, m_afterNs = 0;
+    double m_before = 0, m_after = 0;
+};
+
 // A point-to-point channel with a propagation delay per direction, each with its steps in time:
 // ns-3's PointToPointChannel has one delay for both. A packet takes the delay in force when it
 // has left the transmitter, as tcplab's links (docs/scenarios.md, delay_schedule).
@@ -153,11 +199,21 @@ class DirectionalDelayChannel : public PointToPointChannel
         m_steps[1] = steps[1];
     }
 
+    void SetDrift(uint32_t wire, const Drift& drift)
+    {
+        m_drift[wire] = drift;
+    }
+
     bool TransmitStart(Ptr<const Packet> packet, Ptr<PointToPointNetDevice> source, Time txTime) override
     {
         uint32_t wire = source == GetSource(0) ? 0 : 1;
         Ptr<PointToPointNetDevice> destination = GetDestination(wire);
-        Time delay = DelayAt(wire, (Simulator::Now() + txTime).GetNanoSeconds());
+        int64_t departureNs = (Simulator::Now() + txTime).GetNanoSeconds();
+        Time delay = DelayAt(wire, departureNs);
+        if (m_drift[wire])
+        {
+            delay += NanoSeconds(m_drift[wire]->At(departureNs));
+        }
         Simulator::ScheduleWithContext(destination->GetNode()->GetId(),
                                        txTime + delay,
                                        &PointToPointNetDevice::Receive,
@@ -182,6 +238,7 @@ class DirectionalDelayChannel : public PointToPointChannel
     }
 
     std::vector<std::pair<int64_t, int64_t>> m_steps[2];
+    std::optional<Drift> m_drift[2];
 };
 
 Network
@@ -222,6 +279,20 @@ BuildNetwork(const Plan& plan)
         }
         auto channel = CreateObject<DirectionalDelayChannel>();
         channel->SetDelays(steps);
+        for (uint32_t side = 0; side < 2; side++)
+        {
+            auto queue = plan.queues.find(2 * index + side);
+            if (queue != plan.queues.end() && queue->second.driftIntervalNs > 0)
+            {
+                const auto& drift = queue->second;
+                // Streams 2000 + channel: apart from the loss models' 1000 + channel.
+                channel->SetDrift(side,
+                                  Drift(drift.driftMinNs,
+                                        drift.driftMaxNs,
+                                        drift.driftIntervalNs,
+                                        2000 + 2 * index + side));
+            }
+        }
         for (uint32_t side = 0; side < 2; side++)
         {
             DynamicCast<PointToPointNetDevice>(devices.Get(side))->Attach(channel);

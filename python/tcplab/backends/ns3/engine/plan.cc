@@ -80,6 +80,13 @@ ReadPlan(const std::string& path)
             fields >> channel >> at >> delay;
             plan.queues[channel].delaySteps.emplace_back(at, delay);
         }
+        else if (kind == "drift")
+        {
+            uint32_t channel;
+            fields >> channel;
+            auto& queue = plan.queues[channel];
+            fields >> queue.driftMinNs >> queue.driftMaxNs >> queue.driftIntervalNs;
+        }
         else if (kind == "loss")
         {
             uint32_t channel;

@@ -80,7 +80,7 @@ class TcpRta : public TcpNewReno
     double m_fraction{0};           // Hybla's fractional increase carried between ACKs, bytes
     uint32_t m_lastInFlight{0};     // what the last GetSsThresh was given
     bool m_ssThreshJustSet{false};  // GetSsThresh ran for the event being signalled
-    TracedCallback<std::string> m_switchTrace;
+    TracedCallback<std::string> m_eventTrace;
 };
 
 NS_OBJECT_ENSURE_REGISTERED(TcpRta);
@@ -138,9 +138,9 @@ TcpRta::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&TcpRta::m_hyblaCountAckedSegments),
                           MakeBooleanChecker())
-            .AddTraceSource("Switch",
-                            "A switch of mode: switch_to_hybla or switch_to_newreno",
-                            MakeTraceSourceAccessor(&TcpRta::m_switchTrace),
+            .AddTraceSource("Event",
+                            "An event of the algorithm's own: switch_to_hybla or switch_to_newreno",
+                            MakeTraceSourceAccessor(&TcpRta::m_eventTrace),
                             "ns3::TracedValueCallback::String");
     return tid;
 }
@@ -188,7 +188,7 @@ TcpRta::Switch(Ptr<TcpSocketState> tcb, bool toHybla, Time rtt)
     m_hybla = toHybla;
     m_minRttSinceSwitch = rtt;
     m_fraction = 0;
-    m_switchTrace(toHybla ? "switch_to_hybla" : "switch_to_newreno");
+    m_eventTrace(toHybla ? "switch_to_hybla" : "switch_to_newreno");
     if (!m_bdpBoost || tcb->m_srtt.Get().IsZero())
     {
         return;
