@@ -82,14 +82,18 @@ def test_every_claim_has_a_verdict_and_the_report_lists_it(paper, reproductions)
     claims = rows(out / "claims.csv")
     assert len(claims) >= 3
     report = (out / "report.md").read_text()
+    html = (out / "report.html").read_text()
     for row in claims:
         assert row["verdict"] in VERDICTS
-        assert row["evidence"]
-        assert f"| {row['claim']} | {row['verdict']} |" in report
+        assert row["evidence"].startswith(("Headline: ", "Not testable here: "))
+        # The summary row links to the claim's evidence, and the HTML colours its verdict.
+        claim_id = row["claim"]
+        assert f"| [{claim_id}](#claim-{claim_id}) | {row['verdict']} |" in report
+        assert f'<a id="claim-{claim_id}"></a>' in report
+        assert f'<a href="#claim-{claim_id}">{claim_id}</a></td>\n<td class="{row["verdict"].replace(" ", "-")}">' in html
     assert "quick form" in report
     for figure in (out / "figures").glob("*.png"):
         assert f"figures/{figure.name}" in report
-    html = (out / "report.html").read_text()
     assert "<table>" in html and "<img" in html
 
 
