@@ -398,7 +398,7 @@ def _algorithms(args: argparse.Namespace) -> int:
 
 def _sweep(args: argparse.Namespace) -> int:
     from tcplab.scenario import _error
-    from tcplab.sweeps import SweepStore, execute, plan_from
+    from tcplab.sweeps import SweepStore, plan_from
     from tcplab.sweeps.plan import parse_vary
 
     if args.resume:
@@ -497,7 +497,6 @@ def _execute_sweep(store, args: argparse.Namespace) -> int:
 
 
 def _print_sweep_summary(result, counts: dict, wall_seconds: float) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     console = _console(160)
