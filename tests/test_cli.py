@@ -26,6 +26,20 @@ def test_seed_option_and_plots_only_when_asked(quickstart, tmp_path):
     assert not list(out.glob("*.png"))
 
 
+def test_a_rerun_into_a_used_folder_leaves_none_of_the_earlier_runs_outputs(quickstart, tmp_path):
+    out = tmp_path / "used"
+    assert main(["run", str(quickstart), "--set", "simulation.duration=1s", "--plots", "--csv", "--quiet", "--out", str(out)]) == 0
+    assert main(["report", str(out)]) == 0
+    (out / "notes.txt").write_text("mine")
+    assert {"overview.png", "flows.csv", "report.html"} <= {p.name for p in out.iterdir()}
+    # The second run writes no plots, no CSV and no report: nothing of the first may remain.
+    assert main(["run", str(quickstart), "--set", "simulation.duration=1s", "--quiet", "--out", str(out)]) == 0
+    names = {p.name for p in out.iterdir()}
+    assert not {n for n in names if n.endswith((".png", ".csv", ".html"))}, names
+    assert {"flows.parquet", "summary.json", "notes.txt"} <= names
+    assert (out / "notes.txt").read_text() == "mine"
+
+
 def test_run_without_plots_never_imports_pandas_or_matplotlib(quickstart, tmp_path):
     # Importing them costs most of a short run's wall time; the tables are written from the
     # simulator's columns directly.

@@ -224,9 +224,10 @@ def _run(args: argparse.Namespace) -> int:
     out = args.out or Path("results") / _safe(name)
     files = result.save(out, csv=args.csv)
     if args.plots:
-        from tcplab import plots
+        from tcplab import output_folder, plots
 
         files += plots.save_all(result, out, smooth_s)
+        output_folder.record(out, files)
     if args.json:
         _print_json(result, out)
     elif not quiet:

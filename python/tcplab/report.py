@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import tomli_w
 
-from tcplab import plots, report_figures
+from tcplab import output_folder, plots, report_figures
 from tcplab._core import ScenarioError
 from tcplab.result import Result
 from tcplab.sweeps.result import SweepResult
@@ -68,6 +68,7 @@ def write_report(directory: str | Path, out: str | Path | None = None, run: str 
         f"<style>{_STYLE}</style></head><body>\n<h1>{html.escape(title)}</h1>\n{body}\n</body></html>\n"
     )
     path.write_text(page, encoding="utf-8")
+    output_folder.record(path.parent, [path])
     return path
 
 

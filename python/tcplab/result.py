@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tcplab import _core
+from tcplab import _core, output_folder
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -113,8 +113,10 @@ class Result:
 
     def save(self, directory: str | Path, csv: bool = False) -> list[Path]:
         """Writes Parquet tables, summary.json, scenario.toml and any pcap captures into
-        ``directory``; with ``csv``, each table as CSV beside its Parquet file too."""
+        ``directory``; with ``csv``, each table as CSV beside its Parquet file too. Files an
+        earlier save, plot or report wrote there are removed first (``tcplab.output_folder``)."""
         out = _writable_folder(directory, "directory")
+        output_folder.clear(out)
         written = []
         metadata = {"tcplab_version": self.summary["tcplab_version"]}
         for name in TABLES:
@@ -137,6 +139,7 @@ class Result:
             capture_path = out / name
             capture_path.write_bytes(data)
             written.append(capture_path)
+        output_folder.record(out, written)
         self.files = written
         return written
 
