@@ -96,18 +96,38 @@ def test_one_point_rerun_alone_gives_the_same_bytes(cli_sweep, tmp_path):
     pd.testing.assert_frame_equal(rows.reset_index(drop=True), single.flows)
 
 
-def test_a_failing_point_is_reported_and_the_others_finish(tmp_path, capsys):
+def test_a_failing_point_is_reported_and_the_others_finish(tmp_path, capsys, monkeypatch):
+    # A Python algorithm that validates but raises on its first ACK: a point that fails only
+    # when it runs. The workers import it from PYTHONPATH.
+    (tmp_path / "failing_cc.py").write_text(
+        "import tcplab\nclass Failing(tcplab.CongestionControl):\n    def on_ack(self, ack):\n        {}['x']\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
     out = tmp_path / "failing"
-    code = main(["sweep", QUICKSTART, "--vary", "flows.0.cc=cubic,cubik", "--set", SHORT,
+    code = main(["sweep", QUICKSTART, "--vary", "flows.0.cc=cubic,python:failing_cc:Failing", "--set", SHORT,
                  "--workers", "2", "--out", str(out)])
     assert code == 1
     printed = capsys.readouterr()
-    assert "unknown algorithm 'cubik'" in printed.out and "flows.0.cc=cubik" in printed.out
+    assert "KeyError: 'x'" in printed.out and "flows.0.cc=python:failing_cc:Failing" in printed.out
     result = load_sweep(out)
     assert result.status == "complete with failures"
     assert list(result.failures["point"]) == [1]
-    assert "unknown algorithm 'cubik'" in result.failures["error"].iloc[0]
+    assert "KeyError: 'x'" in result.failures["error"].iloc[0]
     assert list(result.runs["flows.0.cc"]) == ["cubic"]
+
+
+def test_a_compare_with_an_unknown_algorithm_is_refused_before_any_worker_starts(tmp_path, capsys, monkeypatch):
+    from tcplab.sweeps import runner
+
+    def no_workers(*args, **kwargs):
+        raise AssertionError("a worker was started")
+
+    monkeypatch.setattr(runner, "_client", no_workers)
+    out = tmp_path / "bogus"
+    assert main(["compare", QUICKSTART, "--cc", "cubic,bogus", "--set", SHORT, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("unknown algorithm 'bogus'") == 1 and "algorithm = 'bogus'" in err, err
+    assert not out.exists()
 
 
 def test_an_interrupted_sweep_resumes_without_duplicates_or_gaps(tmp_path):

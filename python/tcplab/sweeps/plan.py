@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tcplab.scenario import _error, apply_overrides, load_scenario, parse_override
+from tcplab.scenario import _error, apply_overrides, load_scenario, parse_override, to_json
 
 MAX_RUNS_PER_POINT = 10_000
 # The label of the parameter that several scenario files make.
@@ -227,9 +227,23 @@ def _check(plan: SweepPlan) -> None:
     if plan.zip and len({len(p.values) for p in plan.parameters}) > 1:
         lengths = ", ".join(f"{p.label}: {len(p.values)}" for p in plan.parameters)
         raise _error("--zip", f"pairs lists position by position, so they need equal lengths ({lengths})")
-    # Setting every key on the base scenario finds a wrong key or list position before any run.
+    # Every point is set up and validated as its runs will be, so a wrong key, list position or
+    # value (an unknown algorithm in compare's list) stops the sweep before any worker starts.
     for values in plan.points():
-        plan.scenario_for(values, 0)
+        _validate_point(plan.scenario_for(values, 0), values)
+
+
+def _validate_point(scenario: Mapping[str, Any], values: Mapping[str, Any]) -> None:
+    from tcplab import _core
+    from tcplab._core import ScenarioError
+
+    try:
+        _core.validate(to_json(scenario))
+    except ScenarioError as exc:
+        point = ", ".join(f"{label} = {value!r}" for label, value in values.items())
+        key = getattr(exc, "key", "") or "scenario"
+        message = getattr(exc, "message", str(exc))
+        raise _error(key, f"{message} (at the point {point}; no run was started)") from None
 
 
 def compare_plan(
