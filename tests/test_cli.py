@@ -111,3 +111,42 @@ def test_errors_exit_2_and_name_the_key_without_a_traceback(quickstart, tmp_path
 def test_console_script_is_installed():
     completed = subprocess.run(["tcplab", "--version"], capture_output=True, text=True, check=False)
     assert completed.returncode == 0 and completed.stdout.startswith("tcplab ")
+
+
+def test_duration_and_short_options_as_iperf3_users_type_them(quickstart, tmp_path, capsys):
+    out = tmp_path / "short"
+    assert main(["run", str(quickstart), "-t", "2", "-s", "flows.0.cc=reno", "-o", str(out), "--quiet"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["simulated_seconds"] == 2.0
+    assert "cc = \"reno\"" in (out / "scenario.toml").read_text()
+    assert main(["run", str(quickstart), "--duration", "500ms", "--no-plots", "-o", str(out), "--quiet"]) == 0
+    assert json.loads((out / "summary.json").read_text())["simulated_seconds"] == 0.5
+    assert not list(out.glob("*.png"))
+    assert main(["run", str(quickstart), "-t", "ten", "-o", str(out)]) == 2
+    assert "--duration: 'ten' is not a duration" in capsys.readouterr().err
+    # The sweep commands take the same options.
+    assert main(["compare", str(quickstart), "--cc", "reno", "-t", "1s", "-o", str(tmp_path / "c"), "--workers", "1",
+                 "--quiet"]) == 0
+    from tcplab.sweeps import load_sweep
+
+    assert set(load_sweep(tmp_path / "c").runs["simulated_seconds"]) == {1.0}
+
+
+def test_the_readme_command_list_and_the_parser_name_the_same_commands():
+    import re
+    from pathlib import Path
+
+    from tcplab.cli import _parser
+    from tcplab.reproduce import PAPERS
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = readme.split("## The command line", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    listed = set(re.findall(r"^tcplab ([a-z-]+)", block, flags=re.MULTILINE))
+    parser = _parser()
+    commands = next(action for action in parser._actions if action.dest == "command").choices
+    assert listed == set(commands)
+    # Every paper is in the README's reproduce line and in the command's help.
+    reproduce_line = next(line for line in block.splitlines() if line.startswith("tcplab reproduce"))
+    help_text = commands["reproduce"].format_help()
+    for paper in PAPERS:
+        assert paper in reproduce_line and paper in help_text, paper

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from tcplab import __version__, cli_backends
+from tcplab import __version__, cli_backends, cli_options
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 70
@@ -29,12 +29,14 @@ def _parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="run a scenario, print a summary, write results (and plots with --plots)")
     run.add_argument("scenario", help="scenario TOML file")
-    run.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                     help="override a scenario key, e.g. --set topology.bottleneck.rate=25Mbps (repeatable)")
-    run.add_argument("--out", type=Path, help="results directory (default: results/<scenario name>)")
+    cli_options.add_set(run)
+    cli_options.add_duration(run)
+    cli_options.add_out(run, "results directory (default: results/<scenario name>)")
     run.add_argument("--seed", type=int, help="random seed (overrides simulation.seed)")
     run.add_argument("--plots", action="store_true",
                      help="also draw PNG plots (takes a second or two: matplotlib and pandas load)")
+    run.add_argument("--no-plots", dest="plots", action="store_false",
+                     help="no plots (the default; kept for scripts written when plots were drawn by default)")
     run.add_argument("--smooth", metavar="DURATION", help="with --plots: goodput as a trailing mean over DURATION, e.g. 1s")
     run.add_argument("--csv", action="store_true", help="also write each table as CSV")
     run.add_argument("--json", action="store_true",
@@ -48,8 +50,8 @@ def _parser() -> argparse.ArgumentParser:
 
     validate = commands.add_parser("validate", help="check a scenario and print it with every default filled in")
     validate.add_argument("scenario", help="scenario TOML file")
-    validate.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                          help="override a scenario key (repeatable)")
+    cli_options.add_set(validate)
+    cli_options.add_duration(validate)
     validate.add_argument("--quiet", action="store_true", help="only report errors")
 
     algorithms = commands.add_parser("algorithms", help="list congestion control algorithms and their parameters")
@@ -68,12 +70,15 @@ def _add_paper_parsers(commands) -> None:
                        help="a generator parameter, e.g. --set nr_off_mean=0s (repeatable)")
     trace.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     trace.add_argument("--plot", type=Path, metavar="PNG", help="also draw the capacity over time")
+    from tcplab.reproduce import PAPERS
+
+    papers = ", ".join(PAPERS)
     reproduce = commands.add_parser(
         "reproduce", help="run a paper's experiments and report them beside the published numbers",
-        description="Papers: roccet, rta, tcp-do, or all. Writes report.md, report.html, numbers.csv, claims.csv, "
+        description=f"Papers: {papers}, or all. Writes report.md, report.html, numbers.csv, claims.csv, "
         "figures and each experiment's sweep to --out.",
     )
-    reproduce.add_argument("paper", help="roccet, rta, tcp-do or all")
+    reproduce.add_argument("paper", help=f"{papers} or all")
     reproduce.add_argument("--quick", action="store_true", help="shortened runs that finish in a few minutes")
     reproduce.add_argument("--runs", type=int, help="runs per point (default: the paper's, or 1 with --quick)")
     reproduce.add_argument("--out", type=Path, help="output directory (default: results/reproduce-<paper>)")
@@ -109,11 +114,11 @@ def _add_sweep_parsers(commands) -> None:
 
 
 def _add_execution_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a scenario key at every point (repeatable)")
+    cli_options.add_set(parser, "override a scenario key at every point (repeatable)")
+    cli_options.add_duration(parser)
     parser.add_argument("--workers", type=int, help="local Dask worker processes (default: one per core)")
     parser.add_argument("--scheduler", metavar="ADDRESS", help="use a running Dask scheduler, e.g. tcp://host:8786")
-    parser.add_argument("--out", type=Path, help="results directory (default: results/<scenario name>-<command>)")
+    cli_options.add_out(parser, "results directory (default: results/<scenario name>-<command>)")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     parser.add_argument("--backend", choices=["simulator", "ns2", "ns3"], default="simulator",
                         help="where every run executes: tcplab's simulator (default), ns-2.35 or ns-3 3.44")
@@ -153,7 +158,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             return _trace(args)
         if args.command == "compare-backends":
             with _terminate_as_interrupt():
-                return cli_backends.compare_backends_command(args, _overrides(args), _seconds, _default_out)
+                return cli_backends.compare_backends_command(args, _overrides(args), _default_out)
         if args.command == "lab":
             return cli_backends.lab_command(args)
         if args.command == "reproduce":
@@ -202,14 +207,16 @@ def _backend_errors() -> tuple[type, ...]:
 def _overrides(args: argparse.Namespace) -> dict:
     from tcplab.scenario import parse_override
 
-    return dict(parse_override(item) for item in args.overrides)
+    overrides = dict(parse_override(item) for item in args.overrides)
+    overrides.update(cli_options.duration_override(args))
+    return overrides
 
 
 def _run(args: argparse.Namespace) -> int:
     import tcplab
     from tcplab.scenario import load_scenario
 
-    smooth_s = _seconds("--smooth", args.smooth) if args.smooth else None
+    smooth_s = cli_options.seconds("--smooth", args.smooth) if args.smooth else None
     overrides = _overrides(args)
     if args.seed is not None:
         overrides["simulation.seed"] = args.seed
@@ -266,20 +273,6 @@ def _print_json(result, out: Path) -> None:
         "results_directory": str(out),
     }
     print(json.dumps(document, indent=2, allow_nan=False))
-
-
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s|min|h)\s*$")
-_SECONDS_PER_UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
-
-
-def _seconds(option: str, text: str) -> float:
-    """A duration with its unit ("500ms", "1s") in seconds."""
-    from tcplab.scenario import _error
-
-    match = _DURATION.match(text)
-    if not match or float(match.group(1)) <= 0:
-        raise _error(option, f"'{text}' is not a duration: a positive number with a unit ns, us, ms, s, min or h (e.g. 1s)")
-    return float(match.group(1)) * _SECONDS_PER_UNIT[match.group(2)]
 
 
 def _safe(name: str) -> str:
@@ -404,7 +397,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
     if args.resume:
         if (args.scenarios or args.vary or args.runs is not None or args.zip or args.overrides or args.out
-                or args.backend != "simulator"):
+                or args.duration or args.backend != "simulator"):
             raise _error("--resume", "resumes a sweep as it was planned; give only the directory (and --workers or --scheduler)")
         store = SweepStore.open(args.resume)
     else:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
+
+from tcplab import cli_options
 
 
 def add_parsers(commands) -> None:
@@ -17,26 +18,26 @@ def add_parsers(commands) -> None:
         "and RTT of each flow, solid simulator, dashed the other engine) to --out, and prints the tables.",
     )
     compare.add_argument("scenario", help="scenario TOML file (a dumbbell or chain)")
-    compare.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                         help="override a scenario key (repeatable)")
+    cli_options.add_set(compare)
+    cli_options.add_duration(compare)
     compare.add_argument("--backend", choices=["linux", "ns2", "ns3"], default="linux",
                          help="the engine beside the simulator: linux (kernel TCP, root; default), ns2 (Debian's "
                          "ns-2.35) or ns3 (ns-3 3.44)")
     compare.add_argument("--warm-up", metavar="DURATION",
                          help="leave the first DURATION out of the RTT percentiles (default: none)")
-    compare.add_argument("--out", type=Path, help="output directory (default: results/<scenario name>-backends)")
+    cli_options.add_out(compare, "output directory (default: results/<scenario name>-backends)")
     compare.add_argument("--quiet", action="store_true", help="print nothing but errors")
     lab = commands.add_parser("lab", help="the Linux back-end's namespaces: 'tcplab lab cleanup' removes a killed run's")
     lab.add_argument("action", choices=["cleanup"], help="cleanup: remove every tcplab namespace and what runs in it")
 
 
-def compare_backends_command(args: argparse.Namespace, overrides: dict, seconds, default_out) -> int:
+def compare_backends_command(args: argparse.Namespace, overrides: dict, default_out) -> int:
     from tcplab.compare_backends import compare_backends, link_table, markdown_link_table, markdown_table, save
     from tcplab.scenario import load_scenario
 
     scenario = load_scenario(args.scenario)
     started = time.monotonic()
-    warm_up_s = seconds("--warm-up", args.warm_up) if args.warm_up else 0.0
+    warm_up_s = cli_options.seconds("--warm-up", args.warm_up) if args.warm_up else 0.0
     results, table = compare_backends(scenario, overrides, warm_up_s, progress=not args.quiet, backend=args.backend)
     out = args.out or default_out(scenario, args.scenario, "backends")
     save(results, table, out)
