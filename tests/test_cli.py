@@ -77,9 +77,32 @@ def test_parquet_written_without_pandas_keeps_types_and_missing_values(quickstar
 def test_validate_and_algorithms(quickstart, capsys):
     assert main(["validate", str(quickstart)]) == 0
     assert "initial_window = 10" in capsys.readouterr().out
-    assert main(["algorithms", "cubic"]) == 0
+    assert main(["algorithms", "CUBIC"]) == 0
     printed = capsys.readouterr().out
     assert "hystart_low_window" in printed and "RFC 9438" in printed
+    # Without a name: one line per algorithm, no parameter tables.
+    assert main(["algorithms"]) == 0
+    overview = capsys.readouterr().out
+    assert "hystart_low_window" not in overview
+    import tcplab
+
+    names = [a["name"] for a in tcplab.algorithms()]
+    lines = [line for line in overview.splitlines() if line.split(" ", 1)[0] in names]
+    assert [line.split(" ", 1)[0] for line in lines] == names
+
+
+def test_did_you_mean_and_names_in_any_case(quickstart, tmp_path, capsys):
+    assert main(["algorithms", "cubik"]) == 2
+    assert "did you mean 'cubic'?" in capsys.readouterr().err
+    assert main(["run", str(quickstart), "-s", "flows.0.cc=cubik", "-o", str(tmp_path / "x")]) == 2
+    assert "did you mean 'cubic'?" in capsys.readouterr().err
+    assert main(["run", str(quickstart), "-s", "simulation.sed=3", "-o", str(tmp_path / "x")]) == 2
+    assert "did you mean `seed`?" in capsys.readouterr().err
+    out = tmp_path / "upper"
+    assert main(["run", str(quickstart), "-s", "flows.0.cc=BBR", "-t", "1", "-o", str(out), "--quiet"]) == 0
+    import pandas as pd
+
+    assert pd.read_parquet(out / "flows.parquet")["cc"].iloc[0] == "bbr"
 
 
 def _cli(*args, cwd=None):

@@ -362,31 +362,45 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _algorithms(args: argparse.Namespace) -> int:
+    """One line per algorithm; with a name (any case), its source and parameters."""
+    import difflib
+
     from rich.table import Table
 
     import tcplab
 
     registry = tcplab.algorithms()
-    if args.name:
-        registry = [a for a in registry if a["name"] == args.name]
-        if not registry:
-            known = ", ".join(a["name"] for a in tcplab.algorithms())
-            from tcplab.scenario import _error
-
-            raise _error("algorithm", f"unknown algorithm '{args.name}'; available: {known}")
     console = _console(120)
-    for algorithm in registry:
-        console.print(f"[bold]{algorithm['name']}[/bold]: {algorithm['summary']}\n  source: {algorithm['source']}")
-        if algorithm["params"]:
-            table = Table(show_edge=False, pad_edge=False)
-            longest = max(len(p["name"]) for p in algorithm["params"])
-            table.add_column("parameter", min_width=longest, no_wrap=True)
-            for column in ["default", "unit", "range", "meaning"]:
-                table.add_column(column, overflow="fold")
-            for p in algorithm["params"]:
-                table.add_row(p["name"], p["default"], p["unit"], p["range"], p["description"])
-            console.print(table)
-        console.print()
+    if not args.name:
+        overview = Table(show_edge=False, pad_edge=False, box=None)
+        overview.add_column("algorithm", no_wrap=True, style="bold")
+        overview.add_column("what it is", overflow="fold")
+        for algorithm in registry:
+            overview.add_row(algorithm["name"], algorithm["summary"])
+        console.print(overview)
+        console.print(f"\n{len(registry)} algorithms; 'tcplab algorithms NAME' shows one's source and parameters")
+        return 0
+    chosen = [a for a in registry if a["name"].lower() == args.name.lower()]
+    if not chosen:
+        from tcplab.scenario import _error
+
+        names = [a["name"] for a in registry]
+        close = difflib.get_close_matches(args.name.lower(), names, n=1)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        raise _error("algorithm", f"unknown algorithm '{args.name}'; {hint}available: {', '.join(names)}")
+    algorithm = chosen[0]
+    console.print(f"[bold]{algorithm['name']}[/bold]: {algorithm['summary']}\n  source: {algorithm['source']}")
+    if algorithm["params"]:
+        table = Table(show_edge=False, pad_edge=False)
+        longest = max(len(p["name"]) for p in algorithm["params"])
+        table.add_column("parameter", min_width=longest, no_wrap=True)
+        for column in ["default", "unit", "range", "meaning"]:
+            table.add_column(column, overflow="fold")
+        for p in algorithm["params"]:
+            table.add_row(p["name"], p["default"], p["unit"], p["range"], p["description"])
+        console.print(table)
+    else:
+        console.print("  no parameters")
     return 0
 
 

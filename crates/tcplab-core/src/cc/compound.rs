@@ -106,7 +106,8 @@ const PARAMS: &[ParamSpec] = &[
         name: "freeze_when_not_cwnd_limited",
         kind: ParamKind::Bool,
         unit: "",
-        description: "neither cwnd nor dwnd grows while the application or the receive window, not win, limits the flow",
+        description:
+            "neither cwnd nor dwnd grows while the application or the receive window, not win, limits the flow",
     },
 ];
 

@@ -143,7 +143,8 @@ const PARAMS: &[ParamSpec] = &[
         name: "hybla_count_acked_segments",
         kind: ParamKind::Bool,
         unit: "",
-        description: "Hybla mode's avoidance grows rho^2 / cwnd per acknowledged segment (ns-3's TcpHybla), not per ACK",
+        description:
+            "Hybla mode's avoidance grows rho^2 / cwnd per acknowledged segment (ns-3's TcpHybla), not per ACK",
     },
 ];
 

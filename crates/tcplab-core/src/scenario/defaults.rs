@@ -5,7 +5,9 @@ use serde_json::Value;
 
 use super::model::{DirectionSpec, LinkSpec, QueueKind, QueueSpec, Scenario, TcpProfile, TcpSpec, TopologyKind};
 use crate::cc;
-use crate::tcp::{AckDelayMode, AlgorithmRtt, EcnResponse, RecoveryMode, ReductionBase, RtoFormula, RtoRestart, RttSampling};
+use crate::tcp::{
+    AckDelayMode, AlgorithmRtt, EcnResponse, RecoveryMode, ReductionBase, RtoFormula, RtoRestart, RttSampling,
+};
 use crate::time::{NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::{Buffer, Bytes, Duration, Rate};
 

@@ -37,5 +37,36 @@ pub(crate) fn path_error<E>(error: serde_path_to_error::Error<E>, message_of: im
         let full = if key.is_empty() { field.to_string() } else { format!("{key}.{field}") };
         return ScenarioError::new(full, "is required");
     }
-    ScenarioError::new(key, message)
+    ScenarioError::new(key, suggest_in_serde_message(message))
+}
+
+/// The candidate closest to a mistyped name, if one is close enough to be what was meant: at most
+/// a third of the name's characters edited (at least one), ignoring case, as `cargo` and `git`
+/// suggest commands.
+pub(crate) fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let wanted = name.to_lowercase();
+    let budget = (wanted.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .map(|candidate| (strsim::levenshtein(&wanted, &candidate.to_lowercase()), candidate))
+        .filter(|&(distance, _)| distance <= budget)
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// serde's "unknown field `x`, expected one of `a`, `b`" (and "unknown variant") with the
+/// closest expected name suggested.
+fn suggest_in_serde_message(message: String) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `").or_else(|| message.strip_prefix("unknown variant `"))
+    else {
+        return message;
+    };
+    let Some((name, expected)) = rest.split_once('`') else {
+        return message;
+    };
+    let candidates: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    match did_you_mean(name, candidates) {
+        Some(closest) => format!("{message}; did you mean `{closest}`?"),
+        None => message,
+    }
 }

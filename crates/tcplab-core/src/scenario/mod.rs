@@ -41,8 +41,9 @@ impl Scenario {
         shape::check_tables(&serde_json::to_value(&document).unwrap_or_default())?;
         let deserializer = toml::Deserializer::parse(text)
             .map_err(|e| ScenarioError::new("", format!("not valid TOML: {}", e.message())))?;
-        let scenario: Scenario = serde_path_to_error::deserialize(deserializer)
+        let mut scenario: Scenario = serde_path_to_error::deserialize(deserializer)
             .map_err(|e| path_error(e, |inner: &toml::de::Error| inner.message().to_string()))?;
+        scenario.use_registered_algorithm_names();
         scenario.validate()?;
         Ok(scenario)
     }
@@ -53,15 +54,26 @@ impl Scenario {
             serde_json::from_str(text).map_err(|e| ScenarioError::new("", format!("not valid JSON: {e}")))?;
         shape::check_tables(&document)?;
         let mut deserializer = serde_json::Deserializer::from_str(text);
-        let scenario: Scenario = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+        let mut scenario: Scenario = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
             path_error(e, |inner: &serde_json::Error| {
                 // serde_json appends the position ("at line 1 column 80"); the key says where already.
                 let text = inner.to_string();
                 text.find(" at line ").map_or(text.clone(), |cut| text[..cut].to_string())
             })
         })?;
+        scenario.use_registered_algorithm_names();
         scenario.validate()?;
         Ok(scenario)
+    }
+
+    /// A built-in algorithm's name in any case ("BBR", "Cubic") means that algorithm; it is
+    /// written as registered, so results and the resolved scenario name it one way.
+    fn use_registered_algorithm_names(&mut self) {
+        for cc in self.flows.iter_mut().filter_map(|flow| flow.cc.as_mut()) {
+            if let Some(algorithm) = crate::cc::registry().iter().find(|a| a.name.eq_ignore_ascii_case(cc)) {
+                *cc = algorithm.name.to_string();
+            }
+        }
     }
 
     pub fn to_toml(&self) -> String {
@@ -129,6 +141,21 @@ mod tests {
         let err = error_of(&MINIMAL.replace("cc = \"cubic\"", "cc = \"cubic\"\nparams = { beta = 2.0 }"));
         assert_eq!(err.key, "flows[0].params");
         assert!(err.message.contains("beta = 2.0"), "{err}");
+    }
+
+    #[test]
+    fn near_misses_get_a_suggestion_and_algorithm_names_any_case() {
+        let err = error_of(&MINIMAL.replace("cc = \"cubic\"", "cc = \"cubik\""));
+        assert!(err.message.contains("did you mean 'cubic'?"), "{err}");
+        let err = error_of(&MINIMAL.replace("[simulation]", "[simulation]\nsed = 3"));
+        assert!(err.message.ends_with("did you mean `seed`?"), "{err}");
+        let err = error_of(&MINIMAL.replace("delay = \"10ms\" }", "delay = \"10ms\", queue = \"dropptail\" }"));
+        assert!(err.message.contains("did you mean `droptail`?"), "{err}");
+        // Nothing close: no suggestion.
+        let err = error_of(&MINIMAL.replace("cc = \"cubic\"", "cc = \"zzzzzz\""));
+        assert!(!err.message.contains("did you mean"), "{err}");
+        let scenario = Scenario::from_toml(&MINIMAL.replace("cc = \"cubic\"", "cc = \"CUBIC\"")).unwrap();
+        assert_eq!(scenario.flows[0].cc.as_deref(), Some("cubic"));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! combinations and references between sections. Every error names the key, the value and what is
 //! allowed; the first problem found is reported.
 
-use super::error::ScenarioError;
+use super::error::{did_you_mean, ScenarioError};
 use super::model::{FlowSpec, LinkSpec, OffUnsent, Protocol, QueueKind, QueueSpec, Scenario, TcpSpec, TopologyKind};
 use super::validate_direction::validate_direction;
 use crate::cc;
@@ -155,9 +155,11 @@ impl Scenario {
         })?;
         let info = cc::ConnectionInfo::new(1448, 10, 1);
         if !cc::exists(name) {
+            let hint =
+                did_you_mean(name, cc::names()).map_or(String::new(), |close| format!("did you mean '{close}'? "));
             return Err(ScenarioError::new(
                 format!("{key}.cc"),
-                format!("unknown algorithm '{name}'; available: {}", cc::available()),
+                format!("unknown algorithm '{name}'; {hint}available: {}", cc::available()),
             ));
         }
         cc::resolve(name).map_err(|e| ScenarioError::new(format!("{key}.cc"), e))?;
