@@ -78,3 +78,24 @@ def test_suspicious_scenarios_warn_with_the_key(quickstart):
         tcplab.validate(quickstart, set={"flows.1.start": "30s"})
     messages = [str(w.message) for w in caught if issubclass(w.category, tcplab.ScenarioWarning)]
     assert messages == ["flows[1].start: 30s is not before the end of the run (20s): the flow never starts"]
+
+
+def test_an_unquoted_value_with_a_unit_gets_the_quoted_form_as_a_hint(tmp_path):
+    scenario = tmp_path / "unquoted.toml"
+    scenario.write_text('[simulation]\nduration = 10s\n[topology]\nkind = "dumbbell"\n'
+                        'bottleneck = { rate = "10Mbps", delay = "10ms" }\n[[flows]]\ncc = "cubic"\n')
+    with pytest.raises(tcplab.ScenarioError) as error:
+        tcplab.validate(scenario)
+    assert 'values with units are text in quotes: duration = "10s"' in str(error.value)
+
+
+def test_rates_read_in_any_case_and_in_tc_units_and_zero_or_negative_alike(quickstart):
+    for text in ["40mbps", "40MBPS", "40mbit", "40Mbit/s"]:
+        resolved = tcplab.validate(quickstart, set={"topology.bottleneck.rate": text})
+        assert 'rate = "40Mbps"' in resolved, text
+    messages = []
+    for text in ["-40Mbps", "0Mbps"]:
+        with pytest.raises(tcplab.ScenarioError) as error:
+            tcplab.validate(quickstart, set={"topology.bottleneck.rate": text})
+        messages.append(str(error.value).replace(text, "X"))
+    assert messages[0] == messages[1] and "is not positive" in messages[0]

@@ -10,6 +10,7 @@ import copy
 import datetime
 import json
 import math
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -48,9 +49,29 @@ def load_scenario(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
         return scenario
     except tomllib.TOMLDecodeError as exc:
         where = f"'{path}'" if looks_like_path else "the scenario"
-        raise _error("", f"{where} is not valid TOML: {exc}") from None
+        raise _error("", f"{where} is not valid TOML: {exc}{_unquoted_unit_hint(text, exc)}") from None
     except RecursionError:
         raise _error("", "the scenario nests arrays or tables too deeply to be a scenario") from None
+
+
+# A number followed by letters, unquoted, as the value of a key: `duration = 10s`.
+_UNQUOTED_UNIT = re.compile(r"([A-Za-z_][\w.-]*)\s*=\s*(-?\d+(?:\.\d+)?\s*[A-Za-z%/]+)\s*(?:[,}#]|$)")
+
+
+def _unquoted_unit_hint(text: str, exc: tomllib.TOMLDecodeError) -> str:
+    """A hint when the line TOML stopped at has a value with a unit outside quotes."""
+    lines = text.splitlines()
+    line_number = getattr(exc, "lineno", None)
+    if line_number is None:
+        found = re.search(r"at line (\d+)", str(exc))
+        line_number = int(found.group(1)) if found else None
+    if not line_number or line_number > len(lines):
+        return ""
+    match = _UNQUOTED_UNIT.search(lines[line_number - 1])
+    if not match:
+        return ""
+    key, value = match.group(1), match.group(2).strip()
+    return f'; values with units are text in quotes: {key} = "{value}"'
 
 
 def _resolve_trace_files(scenario: dict[str, Any], directory: Path) -> None:

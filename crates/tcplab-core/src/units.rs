@@ -36,27 +36,43 @@ fn check_finite_non_negative(value: f64, text: &str, what: &str) -> Result<f64, 
 pub struct Rate(pub u64);
 
 impl Rate {
-    pub const ALLOWED: &'static str = "a positive number with a unit: bps, Kbps, Mbps or Gbps (e.g. \"50Mbps\")";
+    pub const ALLOWED: &'static str = "a positive number with a unit: bps, Kbps, Mbps or Gbps (e.g. \"50Mbps\"; \
+         any case, also kbit/mbit/gbit as tc writes them)";
 
     pub fn bps(self) -> u64 {
         self.0
     }
 
+    /// Bits per second of a unit. Case does not matter ("mbps", "MBPS"), except where a capital
+    /// B means bytes ("MBps", "MB"), which rates are never in: refused with that reason (tc's own
+    /// "mbps" means megabytes too). tc's "kbit", "mbit", "gbit" and the "bit/s" forms are
+    /// accepted. The error is what follows "rate '...' " in the message.
+    fn scale_of(unit: &str) -> Result<f64, String> {
+        let bytes = unit.contains('B') && (unit.ends_with('B') || unit.chars().any(|c| c.is_ascii_lowercase()));
+        if bytes {
+            return Err(format!("is in bytes ('{unit}'); rates are in bits: write Kbps, Mbps or Gbps"));
+        }
+        Ok(match unit.to_ascii_lowercase().as_str() {
+            "bps" | "bit/s" | "bit" => 1.0,
+            "kbps" | "kbit/s" | "kbit" => 1e3,
+            "mbps" | "mbit/s" | "mbit" => 1e6,
+            "gbps" | "gbit/s" | "gbit" => 1e9,
+            "" => return Err(format!("has no unit: expected {}", Self::ALLOWED)),
+            _ => return Err(format!("has an unknown unit '{unit}': expected {}", Self::ALLOWED)),
+        })
+    }
+
     pub fn parse(text: &str) -> Result<Self, String> {
         let (value, unit) =
             split_number_unit(text).ok_or_else(|| format!("'{text}' is not a rate: expected {}", Self::ALLOWED))?;
-        let scale = match unit {
-            "bps" | "bit/s" => 1.0,
-            "Kbps" | "kbps" | "Kbit/s" | "kbit/s" => 1e3,
-            "Mbps" | "mbps" | "Mbit/s" => 1e6,
-            "Gbps" | "gbps" | "Gbit/s" => 1e9,
-            "" => return Err(format!("rate '{text}' has no unit: expected {}", Self::ALLOWED)),
-            _ => return Err(format!("rate '{text}' has an unknown unit '{unit}': expected {}", Self::ALLOWED)),
-        };
-        let value = check_finite_non_negative(value, text, "rate")?;
+        let scale = Self::scale_of(unit).map_err(|why| format!("rate '{text}' {why}"))?;
+        if !value.is_finite() {
+            return Err(format!("rate '{text}' is not a finite number"));
+        }
         let bps = (value * scale).round();
+        // Negative, zero and below one bit per second get the same answer.
         if bps < 1.0 {
-            return Err(format!("rate '{text}' must be at least 1bps"));
+            return Err(format!("rate '{text}' is not positive: a rate is at least 1bps"));
         }
         if bps > 1e15 {
             return Err(format!("rate '{text}' is above the supported maximum of 1000000Gbps"));
@@ -261,14 +277,20 @@ mod tests {
         assert_eq!(Rate::parse("1Gbps").unwrap().bps(), 1_000_000_000);
         assert_eq!(Rate::parse("64 kbps").unwrap().bps(), 64_000);
         assert_eq!(Rate::parse("1500000bps").unwrap().to_string(), "1500Kbps");
+        // Any case, and tc's units: all the same 40 Mbit/s.
+        for text in ["40mbps", "40MBPS", "40mbit", "40Mbit/s", "40000kbit", "0.04gbit"] {
+            assert_eq!(Rate::parse(text).unwrap().bps(), 40_000_000, "{text}");
+        }
     }
 
     #[test]
     fn bad_rates_name_the_problem() {
-        assert!(Rate::parse("-5Mbps").unwrap_err().contains("negative"));
-        assert!(Rate::parse("50MB").unwrap_err().contains("unknown unit 'MB'"));
+        assert!(Rate::parse("-5Mbps").unwrap_err().contains("is not positive: a rate is at least 1bps"));
+        assert!(Rate::parse("50MB").unwrap_err().contains("is in bytes ('MB'); rates are in bits"));
+        assert!(Rate::parse("50MBps").unwrap_err().contains("is in bytes ('MBps')"));
+        assert!(Rate::parse("50 furlongs").unwrap_err().contains("unknown unit 'furlongs'"));
         assert!(Rate::parse("50").unwrap_err().contains("no unit"));
-        assert!(Rate::parse("0Mbps").unwrap_err().contains("at least 1bps"));
+        assert!(Rate::parse("0Mbps").unwrap_err().contains("is not positive: a rate is at least 1bps"));
         assert!(Rate::parse("fast").unwrap_err().contains("not a rate"));
     }
 
