@@ -46,14 +46,15 @@ def test_a_missing_or_malformed_trace_names_the_key_and_the_line(tmp_path):
 
 
 def test_the_cellular_generator_writes_a_trace_that_runs(tmp_path, capsys):
-    out, plot = tmp_path / "cell.trace", tmp_path / "cell.png"
+    # Into folders that do not exist yet.
+    out, plot = tmp_path / "traces" / "cell.trace", tmp_path / "plots" / "cell.png"
     assert main(["trace", "cellular", "--out", str(out), "--plot", str(plot), "--set", "length=5s", "--seed", "3"]) == 0
     assert "opportunities over 5.0 s" in capsys.readouterr().out
     assert plot.stat().st_size > 10_000
     times = traces.read_mahimahi(out)
     # Whole milliseconds, non-decreasing, as generated (the file rounds nothing away).
     assert times == traces.generate_cellular({"length": "5s"}, seed=3)
-    (tmp_path / "scenario.toml").write_text(SCENARIO.replace("TRACE", "cell.trace"))
+    (tmp_path / "scenario.toml").write_text(SCENARIO.replace("TRACE", "traces/cell.trace"))
     assert tcplab.run(tmp_path / "scenario.toml").flows["bytes_delivered"][0] > 0
 
 
@@ -61,3 +62,14 @@ def test_bad_generator_parameters_are_refused_with_the_key():
     with pytest.raises(tcplab.ScenarioError) as error:
         traces.generate_cellular({"fading_std_db": 50})
     assert "cellular.fading_std_db" in str(error.value)
+
+
+def test_the_trace_commands_help_lists_every_generator_parameter_with_its_default(capsys):
+    with pytest.raises(SystemExit):
+        main(["trace", "--help"])
+    printed = " ".join(capsys.readouterr().out.split())
+    defaults = traces.cellular_defaults()
+    assert set(defaults) == {"length", "lte_rate", "nr_rate", "nr_on_mean", "nr_off_mean", "fading_std_db",
+                             "fading_coherence"}
+    for name, value in defaults.items():
+        assert f"{name} = {value}" in printed, name

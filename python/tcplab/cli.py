@@ -63,7 +63,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_paper_parsers(commands) -> None:
-    trace = commands.add_parser("trace", help="generate a 5G-like delivery trace in mahimahi's format (docs/traces.md)")
+    from tcplab.traces import cellular_defaults
+
+    parameters = ", ".join(f"{name} = {value}" for name, value in cellular_defaults().items())
+    trace = commands.add_parser(
+        "trace", help="generate a 5G-like delivery trace in mahimahi's format (docs/traces.md)",
+        description="Writes one line per delivery opportunity (1500 bytes), in milliseconds, as mahimahi's mm-link "
+        f"reads them. The cellular generator's parameters and their defaults (set with --set): {parameters}. "
+        "docs/traces.md says what each means.",
+    )
     trace.add_argument("model", choices=["cellular"], help="the generator")
     trace.add_argument("--out", type=Path, required=True, help="the trace file to write")
     trace.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tcplab._core import cellular_trace as _cellular_trace
+from tcplab._core import cellular_trace_defaults as _cellular_trace_defaults
 
 OPPORTUNITY_BYTES = 1500
 NANOS_PER_MS = 1_000_000
@@ -20,9 +21,16 @@ def generate_cellular(params: Mapping[str, Any] | None = None, *, seed: int = 1,
     return _cellular_trace(json.dumps(dict(params or {})), seed, run)
 
 
+def cellular_defaults() -> dict[str, Any]:
+    """The generator's parameters at their defaults, in the scenario's units."""
+    return json.loads(_cellular_trace_defaults())
+
+
 def write_mahimahi(times_ns: Sequence[int], path: str | Path) -> Path:
-    """One line per opportunity, in whole milliseconds, as mahimahi's mm-link reads them."""
+    """One line per opportunity, in whole milliseconds, as mahimahi's mm-link reads them; missing
+    parent folders are created."""
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(f"{t // NANOS_PER_MS}\n" for t in times_ns))
     return path
 
@@ -59,6 +67,7 @@ def plot_capacity(times_ns: Sequence[int], path: str | Path, title: str = "gener
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return Path(path)

@@ -210,6 +210,13 @@ fn cellular_trace(py: Python<'_>, params_json: &str, seed: u64, run: u64) -> PyR
     Ok(tcplab_core::net::cellular_trace::generate(&spec.params(), &mut rng))
 }
 
+/// The cellular trace generator's parameters at their defaults, as JSON text in the scenario's
+/// units (`{"length": "30s", ...}`).
+#[pyfunction]
+fn cellular_trace_defaults() -> String {
+    serde_json::to_string(&tcplab_core::scenario::CellularTraceSpec::defaults()).expect("the spec serialises")
+}
+
 /// Every registered algorithm with its parameters: a list of dicts.
 #[pyfunction]
 fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -253,5 +260,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(check_algorithm_properties, m)?)?;
     m.add_function(wrap_pyfunction!(cellular_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(cellular_trace_defaults, m)?)?;
     Ok(())
 }

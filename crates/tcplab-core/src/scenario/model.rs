@@ -362,6 +362,20 @@ impl CellularTraceSpec {
             fading_coherence: self.fading_coherence.map_or(defaults.fading_coherence, |d| d.nanos()),
         }
     }
+
+    /// Every parameter set to its default, for listings (`tcplab trace --help`).
+    pub fn defaults() -> CellularTraceSpec {
+        let d = CellularTraceParams::default();
+        CellularTraceSpec {
+            length: Some(Duration(d.length)),
+            lte_rate: Some(Rate(d.lte_rate_bps)),
+            nr_rate: Some(Rate(d.nr_rate_bps)),
+            nr_on_mean: Some(Duration(d.nr_on_mean)),
+            nr_off_mean: Some(Duration(d.nr_off_mean)),
+            fading_std_db: Some(d.fading_std_db),
+            fading_coherence: Some(Duration(d.fading_coherence)),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
