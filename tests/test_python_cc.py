@@ -42,6 +42,12 @@ def test_python_reno_equals_the_built_in_reno_byte_for_byte(tmp_path):
     assert rust.flows["retransmitted_segments"].sum() > 0  # the comparison covered losses
 
 
+def test_a_flow_of_a_python_algorithm_is_named_by_its_class():
+    result = tcplab.run(QUICKSTART, duration="1s", set={"flows.0.cc": "python:reno:Reno"})
+    assert result.flows["name"].iloc[0] == "Reno-0"
+    assert result.flows["cc"].iloc[0] == "python:reno:Reno"
+
+
 def test_a_class_passed_to_the_api(tmp_path):
     sys.path.insert(0, str(EXAMPLES))
     from delay_based import DelayBased
@@ -131,7 +137,7 @@ def test_the_command_line_reports_a_failing_algorithm_without_a_traceback(tmp_pa
     code = main(["run", QUICKSTART, "--set", "flows.0.cc=python:failing_cc:Failing", "--quiet", "--out", str(tmp_path / "out")])
     assert code == 2
     err = capsys.readouterr().err
-    assert "error: flow python:failing_cc:Failing-0 (python:failing_cc:Failing): at " in err and "KeyError: 'x' (failing_cc.py:4)" in err and "Traceback" not in err
+    assert "error: flow Failing-0 (python:failing_cc:Failing): at " in err and "KeyError: 'x' (failing_cc.py:4)" in err and "Traceback" not in err
 
 
 def test_a_python_algorithm_in_a_two_worker_sweep(tmp_path):

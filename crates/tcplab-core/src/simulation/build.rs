@@ -498,10 +498,14 @@ fn largest_packet(plans: &[FlowPlan], scenario: &Scenario) -> u64 {
 }
 
 /// "cubic-3" for the fourth flow of an unnamed or repeated entry; the entry's name when it stands
-/// for one named flow.
+/// for one named flow. An algorithm named by its module path ("python:pkg.mod:Gentle") lends its
+/// class name ("Gentle-3"): the path stays in the `cc` column.
 fn flow_name(spec: &FlowSpec, id: usize) -> String {
     let default_name = match spec.protocol {
-        Protocol::Tcp => spec.cc.clone().expect("validated: TCP flows name an algorithm"),
+        Protocol::Tcp => {
+            let cc = spec.cc.as_deref().expect("validated: TCP flows name an algorithm");
+            cc.rsplit(':').next().unwrap_or(cc).to_string()
+        }
         Protocol::Udp => "udp".to_string(),
     };
     let base = spec.name.clone().unwrap_or(default_name);
