@@ -403,6 +403,33 @@ fn on_off_sources_send_about_their_duty_cycle() {
 }
 
 #[test]
+fn ecn_reductions_count_only_echoes_the_algorithm_answered_by_reducing() {
+    // BBR ignores ECN: marked, echoed, yet never reduced. CUBIC on the same link reduces.
+    let text = |cc: &str| {
+        format!(
+            r#"
+        [simulation]
+        duration = "10s"
+        [topology]
+        kind = "dumbbell"
+        bottleneck = {{ rate = "20Mbps", delay = "10ms", buffer = "100p", queue = {{ kind = "red", ecn = true }} }}
+        [tcp]
+        ecn = true
+        [[flows]]
+        cc = "{cc}"
+        count = 2
+    "#
+        )
+    };
+    let bbr = run(&text("bbr"));
+    let b = forward(&bbr, "bottleneck");
+    assert!(bbr.links.u64("ecn_marks")[b] > 0, "the link marked BBR's packets");
+    assert_eq!(bbr.flows.u64("ecn_reductions").iter().sum::<u64>(), 0);
+    let cubic = run(&text("cubic"));
+    assert!(cubic.flows.u64("ecn_reductions").iter().all(|&n| n > 0));
+}
+
+#[test]
 fn ns2s_sender_delivers_every_byte_once_through_loss_reordering_ecn_waits_and_handshakes() {
     // The ns2 profile (SYN, timed segments, ns-2's RTO, the RFC 3168 response) with heavy ECN
     // marking, random loss both ways (SYNs and SYN-ACKs too) and reordering; each recovery mode;

@@ -223,7 +223,7 @@ impl TcpSender {
         if self.config.ecn_response == EcnResponse::Rfc3168 {
             ece && self.ece_seen
         } else {
-            self.config.ecn && self.stats.ecn_reductions > 0 && self.snd_una < self.ecn_recover
+            self.config.ecn && self.ecn_responded && self.snd_una < self.ecn_recover
         }
     }
 

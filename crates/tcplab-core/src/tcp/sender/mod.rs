@@ -93,6 +93,8 @@ pub struct SenderStats {
     /// what ns-2 counts in `nrexmit_` (tcp/tcp.cc `timeout`), the timeouts that signal a loss.
     pub timeouts_after_loss: u64,
     pub fast_recoveries: u64,
+    /// ECN-Echoes the algorithm answered by lowering cwnd or ssthresh (one that ignores ECN, such
+    /// as BBR, reduces nothing and is not counted).
     pub ecn_reductions: u64,
     /// Tail loss probes sent (RFC 8985 section 7).
     pub tail_loss_probes: u64,
@@ -183,6 +185,8 @@ pub struct TcpSender {
 
     /// ECN: no new reaction until `snd_una` passes this; CWR goes on the next new segment.
     ecn_recover: u64,
+    /// The algorithm has been told of an ECN-Echo at least once (whether or not it reduced).
+    ecn_responded: bool,
     cwr_pending: bool,
     /// What the latest window reduction answered (ns-2's `last_cwnd_action_`): after an ECN one
     /// a timeout before `ecn_recover` is not counted as a loss; after a timeout, RFC 3168's
@@ -305,6 +309,7 @@ impl TcpSender {
             retransmission_order: VecDeque::new(),
             probe_outstanding: None,
             ecn_recover: 0,
+            ecn_responded: false,
             cwr_pending: false,
             last_reduction: Reduction::None,
             ecn_wait: false,

@@ -72,13 +72,17 @@ impl TcpSender {
             }
         }
         self.last_reduction = Reduction::Ecn;
-        self.stats.ecn_reductions += 1;
+        self.ecn_responded = true;
+        let (cwnd_before, ssthresh_before) = (self.cc.cwnd(), self.cc.ssthresh());
         self.cc.on_congestion_event(&CongestionEvent {
             now,
             kind: CongestionKind::Ecn,
             bytes_in_flight: basis,
             snd_nxt: self.snd_nxt,
         });
+        if self.cc.cwnd() < cwnd_before || self.cc.ssthresh() < ssthresh_before {
+            self.stats.ecn_reductions += 1;
+        }
         self.ecn_recover = self.snd_nxt;
         self.cwr_pending = true;
     }
