@@ -179,3 +179,13 @@ def test_rta_switch_events_reach_the_events_table(tmp_path):
     assert 5.0 < result.events["time_s"].iloc[0] < 7.0
     result.save(tmp_path)
     assert list(pd.read_parquet(tmp_path / "events.parquet")["name"]) == ["rta-0"]
+
+
+def test_a_flow_is_not_started_before_its_start_and_running_after(quickstart):
+    result = tcplab.run(quickstart, duration="3s")
+    late = result.flows.loc[result.flows["start_s"] > 0].iloc[0]
+    series = result.timeseries[result.timeseries["flow_id"] == late["flow_id"]]
+    before = series[series["time_s"] < late["start_s"]]
+    after = series[series["time_s"] >= late["start_s"]]
+    assert len(before) and set(before["state"]) == {"not_started"}
+    assert len(after) and "not_started" not in set(after["state"])

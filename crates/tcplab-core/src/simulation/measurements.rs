@@ -40,6 +40,9 @@ pub fn sample_queues(
     }
 }
 
+/// The state of a flow sampled before its application starts.
+const NOT_STARTED: &str = "not_started";
+
 impl Simulation {
     /// One time-series row per flow and per link direction.
     pub(super) fn sample(&mut self) {
@@ -63,7 +66,13 @@ impl Simulation {
                 in_flight_bytes: if_started(f.sender.bytes_in_flight() as f64),
                 delivery_rate_bps: f.sender.stats.latest_delivery_rate_bps.map_or(f64::NAN, |rate| rate as f64),
                 throughput_bps: rate(delivered - f.delivered_at_last_sample),
-                state: if f.sender.is_in_recovery() { "recovery" } else { f.sender.cc.state_name() },
+                state: if !started {
+                    NOT_STARTED
+                } else if f.sender.is_in_recovery() {
+                    "recovery"
+                } else {
+                    f.sender.cc.state_name()
+                },
             });
             f.delivered_at_last_sample = delivered;
         }
@@ -78,7 +87,13 @@ impl Simulation {
                 in_flight_bytes: f64::NAN,
                 delivery_rate_bps: f64::NAN,
                 throughput_bps: rate(received - f.received_at_last_sample),
-                state: if f.app.active { "on" } else { "off" },
+                state: if now < f.app.start {
+                    NOT_STARTED
+                } else if f.app.active {
+                    "on"
+                } else {
+                    "off"
+                },
             });
             f.received_at_last_sample = received;
         }

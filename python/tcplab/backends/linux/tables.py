@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import os
 import statistics
+from typing import Any
 
 import numpy as np
 
@@ -126,7 +127,7 @@ def _series_and_events(flows: list[dict], reports: dict) -> tuple[list[dict], li
                 "srtt_ms": _value(window, "srtt_ms"), "in_flight_bytes": _value(window, "in_flight_bytes"),
                 "delivery_rate_bps": _value(window, "delivery_rate_bps"),
                 "throughput_bps": (received[t] - previous_bytes) * 8 / interval if interval else 0.0,
-                "state": window["state"] if window else ("on" if flow["protocol"] == "udp" else "slow_start"),
+                "state": _state(flow, t, window),
             })
             if window and window["total_rto"] is not None and window["total_rto"] > timeouts:
                 events += [{"time_s": t, "flow_id": flow_id, "name": name, "event": "timeout"}] * (window["total_rto"] - timeouts)
@@ -140,3 +141,12 @@ def _series_and_events(flows: list[dict], reports: dict) -> tuple[list[dict], li
 def _value(window: dict | None, key: str) -> float:
     value = window.get(key) if window else None
     return NAN if value is None else float(value)
+
+
+def _state(flow: dict[str, Any], t: float, window: dict[str, Any] | None) -> str:
+    """The sender's state from its TCP_INFO sample; before the flow's start, not_started."""
+    if t < flow["start_ns"] / 1e9:
+        return "not_started"
+    if window:
+        return window["state"]
+    return "on" if flow["protocol"] == "udp" else "slow_start"

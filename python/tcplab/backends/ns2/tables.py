@@ -153,7 +153,10 @@ def _series(flow: dict[str, Any], rows: list) -> list[dict[str, Any]]:
         throughput = (delivered - previous) * 8 / interval if interval else 0.0
         if tcp:
             cwnd, ssthresh, srtt, flight = values[:4]
-            state = "slow_start" if math.isnan(cwnd) or cwnd < ssthresh else "congestion_avoidance"
+            if t < flow["start_ns"] / 1e9:
+                state = "not_started"
+            else:
+                state = "slow_start" if math.isnan(cwnd) or cwnd < ssthresh else "congestion_avoidance"
             out.append({
                 "time_s": t, "flow_id": flow["flow_id"], "name": flow["name"],
                 "cwnd_bytes": cwnd * packet, "ssthresh_bytes": ssthresh * packet,
@@ -164,7 +167,7 @@ def _series(flow: dict[str, Any], rows: list) -> list[dict[str, Any]]:
             out.append({
                 "time_s": t, "flow_id": flow["flow_id"], "name": flow["name"], "cwnd_bytes": NAN,
                 "ssthresh_bytes": NAN, "srtt_ms": NAN, "in_flight_bytes": NAN, "delivery_rate_bps": NAN,
-                "throughput_bps": throughput, "state": "on" if t >= flow["start_ns"] / 1e9 else "off",
+                "throughput_bps": throughput, "state": "on" if t >= flow["start_ns"] / 1e9 else "not_started",
             })
         previous, previous_time = delivered, t
     return out

@@ -146,13 +146,13 @@ def _series(flow: dict[str, Any], rows: list) -> list[dict[str, Any]]:
             row.update({
                 "cwnd_bytes": cwnd, "ssthresh_bytes": ssthresh, "srtt_ms": srtt * 1000 if srtt > 0 else NAN,
                 "in_flight_bytes": flight, "delivery_rate_bps": NAN, "throughput_bps": throughput,
-                "state": values[5] if values[5] != "none" else "slow_start",
+                "state": "not_started" if t < flow["start_ns"] / 1e9 else (values[5] if values[5] != "none" else "slow_start"),
             })
         else:
             row.update({
                 "cwnd_bytes": NAN, "ssthresh_bytes": NAN, "srtt_ms": NAN, "in_flight_bytes": NAN,
                 "delivery_rate_bps": NAN, "throughput_bps": throughput,
-                "state": "on" if t >= flow["start_ns"] / 1e9 else "off",
+                "state": "on" if t >= flow["start_ns"] / 1e9 else "not_started",
             })
         out.append(row)
         previous, previous_time = delivered, t
