@@ -479,3 +479,48 @@ fn ns2s_sender_delivers_every_byte_once_through_loss_reordering_ecn_waits_and_ha
     assert!(waits > 0, "some ECN reductions found the window at one segment");
     assert!(timeouts.iter().sum::<u64>() > after_loss.iter().sum::<u64>());
 }
+
+#[test]
+fn access_delay_gives_a_flow_its_own_rtt_on_every_topology() {
+    // Two flows over the same path; the second's sender link has 21 ms of delay. On a chain it
+    // replaces a 1 ms access link (40 ms more RTT); on a custom topology it is added (42 ms).
+    let flows = r#"
+        [[flows]]
+        cc = "reno"
+        from = "FROM"
+        to = "TO"
+        [[flows]]
+        cc = "reno"
+        from = "FROM"
+        to = "TO"
+        access_delay = "21ms"
+    "#;
+    let chain = format!(
+        r#"
+        [simulation]
+        duration = "2s"
+        [topology]
+        kind = "chain"
+        routers = 3
+        hops = [{{ rate = "10Mbps", delay = "5ms" }}]
+        {}"#,
+        flows.replace("FROM", "r0").replace("TO", "r2")
+    );
+    let custom = format!(
+        r#"
+        [simulation]
+        duration = "2s"
+        [topology]
+        kind = "custom"
+        nodes = ["a", "b"]
+        links = [{{ from = "a", to = "b", rate = "10Mbps", delay = "5ms" }}]
+        {}"#,
+        flows.replace("FROM", "a").replace("TO", "b")
+    );
+    for (text, extra_ms) in [(chain, 40.0), (custom, 42.0)] {
+        let results = run(&text);
+        let base = results.flows.f64("base_rtt_ms");
+        assert!((base[1] - base[0] - extra_ms).abs() < 1e-9, "{base:?}");
+        assert!(results.flows.u64("bytes_delivered").iter().all(|&b| b > 0));
+    }
+}

@@ -285,7 +285,9 @@ impl Scenario {
                 }
             }
         }
-        if scenario.topology.kind != TopologyKind::Custom && scenario.topology.access.is_none() {
+        let uses_access = scenario.topology.kind != TopologyKind::Custom
+            || scenario.flows.iter().any(|flow| flow.access_delay.is_some());
+        if uses_access && scenario.topology.access.is_none() {
             scenario.topology.access = Some(self.default_access_link());
         }
         let topology = &mut scenario.topology;
@@ -305,7 +307,8 @@ impl Scenario {
     pub fn default_access_link(&self) -> LinkSpec {
         let fastest = match self.topology.kind {
             TopologyKind::Dumbbell => self.topology.bottleneck.as_ref().map_or(1, |b| b.rate.bps()),
-            _ => self.topology.hops.iter().flatten().map(|h| h.rate.bps()).max().unwrap_or(1),
+            TopologyKind::Chain => self.topology.hops.iter().flatten().map(|h| h.rate.bps()).max().unwrap_or(1),
+            TopologyKind::Custom => self.topology.links.iter().flatten().map(|l| l.rate.bps()).max().unwrap_or(1),
         };
         LinkSpec {
             name: None,

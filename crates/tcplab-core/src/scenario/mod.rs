@@ -123,9 +123,9 @@ mod tests {
     fn unit_errors_name_the_key() {
         let err = error_of(&MINIMAL.replace("\"10Mbps\"", "\"10MB\""));
         assert_eq!(err.key, "topology.bottleneck.rate");
-        assert!(err.message.contains("unknown unit 'MB'"), "{err}");
+        assert!(err.message.contains("is in bytes ('MB')"), "{err}");
         let err = error_of(&MINIMAL.replace("\"10Mbps\"", "\"-3Mbps\""));
-        assert!(err.message.contains("negative"), "{err}");
+        assert!(err.message.contains("is not positive"), "{err}");
         let err = error_of(&MINIMAL.replace("\"5s\"", "5"));
         assert_eq!(err.key, "simulation.duration");
         assert!(err.message.contains("no unit"), "{err}");

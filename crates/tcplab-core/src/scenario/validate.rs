@@ -127,8 +127,18 @@ impl Scenario {
                 }
             }
         }
+        // Flows with access_delay get a sender host "s<i>" (the i-th flow after `count` is
+        // expanded): a node of that name would be ambiguous.
+        for (i, _) in self.expanded_flows().enumerate().filter(|(_, (_, flow))| flow.access_delay.is_some()) {
+            let host = format!("s{i}");
+            if let Some(position) = nodes.iter().position(|node| *node == host) {
+                return Err(ScenarioError::new(
+                    format!("topology.nodes[{position}]"),
+                    format!("'{host}' is the sender host a flow with access_delay gets; rename the node"),
+                ));
+            }
+        }
         forbid(topology.kind, topology.bottleneck.is_some(), "bottleneck", "dumbbell")?;
-        forbid(topology.kind, topology.access.is_some(), "access", "dumbbell and chain")?;
         forbid(topology.kind, topology.routers.is_some(), "routers", "chain")?;
         forbid(topology.kind, topology.hops.is_some(), "hops", "chain")?;
         Ok(())
@@ -195,12 +205,6 @@ impl Scenario {
                 }
             }
             TopologyKind::Chain | TopologyKind::Custom => {
-                if flow.access_delay.is_some() {
-                    return Err(ScenarioError::new(
-                        format!("{key}.access_delay"),
-                        "only applies to dumbbell topologies",
-                    ));
-                }
                 for (field, value) in [("from", &flow.from), ("to", &flow.to)] {
                     let value = value.as_ref().ok_or_else(|| {
                         ScenarioError::new(

@@ -248,7 +248,7 @@ impl NetworkBuilder {
         match scenario.topology.kind {
             TopologyKind::Dumbbell => self.place_dumbbell(&scenario.topology, &access, expanded),
             TopologyKind::Chain => self.place_chain(&scenario.topology, &access, expanded),
-            TopologyKind::Custom => self.place_custom(&scenario.topology, expanded),
+            TopologyKind::Custom => self.place_custom(&scenario.topology, &access, expanded),
         }
     }
 
@@ -265,10 +265,7 @@ impl NetworkBuilder {
         self.add_link("bottleneck", left, right, bottleneck);
         let mut plans = Vec::with_capacity(expanded.len());
         for (i, &(entry, spec)) in expanded.iter().enumerate() {
-            let mut sender_access = access.clone();
-            if let Some(delay) = spec.access_delay {
-                sender_access.delay = delay;
-            }
+            let sender_access = with_access_delay(access, spec);
             plans.push(self.add_hosts(i, entry, spec, (left, right), (&sender_access, access)));
         }
         plans
@@ -293,7 +290,8 @@ impl NetworkBuilder {
         for (i, &(entry, spec)) in expanded.iter().enumerate() {
             let from = self.network.node(spec.from.as_ref().expect("validated")).expect("validated");
             let to = self.network.node(spec.to.as_ref().expect("validated")).expect("validated");
-            plans.push(self.add_hosts(i, entry, spec, (from, to), (access, access)));
+            let sender_access = with_access_delay(access, spec);
+            plans.push(self.add_hosts(i, entry, spec, (from, to), (&sender_access, access)));
         }
         plans
     }
@@ -315,8 +313,15 @@ impl NetworkBuilder {
         FlowPlan { spec, entry, source: sender, sink: receiver }
     }
 
-    /// Named nodes and links; flows run between the nodes they name.
-    fn place_custom<'a>(&mut self, topology: &TopologySpec, expanded: &[(usize, &'a FlowSpec)]) -> Vec<FlowPlan<'a>> {
+    /// Named nodes and links; flows run between the nodes they name. A flow with `access_delay`
+    /// gets its own sender host "s{i}" behind its `from` node, joined by an access link with that
+    /// delay (different RTTs without writing a link per flow).
+    fn place_custom<'a>(
+        &mut self,
+        topology: &TopologySpec,
+        access: &LinkSpec,
+        expanded: &[(usize, &'a FlowSpec)],
+    ) -> Vec<FlowPlan<'a>> {
         for name in topology.nodes.as_ref().expect("validated") {
             self.network.add_node(name, false);
         }
@@ -327,9 +332,14 @@ impl NetworkBuilder {
             self.add_link(&name, from, to, spec);
         }
         let mut plans = Vec::with_capacity(expanded.len());
-        for &(entry, spec) in expanded {
-            let source = self.network.node(spec.from.as_ref().expect("validated")).expect("validated");
+        for (i, &(entry, spec)) in expanded.iter().enumerate() {
+            let mut source = self.network.node(spec.from.as_ref().expect("validated")).expect("validated");
             let sink = self.network.node(spec.to.as_ref().expect("validated")).expect("validated");
+            if spec.access_delay.is_some() {
+                let host = self.network.add_node(&format!("s{i}"), false);
+                self.add_link(&format!("access-s{i}"), host, source, &with_access_delay(access, spec));
+                source = host;
+            }
             plans.push(FlowPlan { spec, entry, source, sink });
         }
         plans
@@ -514,6 +524,15 @@ fn flow_name(spec: &FlowSpec, id: usize) -> String {
     } else {
         base
     }
+}
+
+/// The access link a flow's sender uses: the topology's, with the flow's `access_delay` if set.
+fn with_access_delay(access: &LinkSpec, spec: &FlowSpec) -> LinkSpec {
+    let mut link = access.clone();
+    if let Some(delay) = spec.access_delay {
+        link.delay = delay;
+    }
+    link
 }
 
 fn mean(values: &[SimDuration]) -> SimDuration {

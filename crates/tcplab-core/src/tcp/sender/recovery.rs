@@ -80,7 +80,8 @@ impl TcpSender {
             bytes_in_flight: basis,
             snd_nxt: self.snd_nxt,
         });
-        if self.cc.cwnd() < cwnd_before || self.cc.ssthresh() < ssthresh_before {
+        // RFC 3168 at one segment: the sender itself halves below one segment (the ECN wait).
+        if self.ecn_wait || self.cc.cwnd() < cwnd_before || self.cc.ssthresh() < ssthresh_before {
             self.stats.ecn_reductions += 1;
         }
         self.ecn_recover = self.snd_nxt;
