@@ -37,7 +37,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="also draw PNG plots (takes a second or two: matplotlib and pandas load)")
     run.add_argument("--no-plots", dest="plots", action="store_false",
                      help="no plots (the default; kept for scripts written when plots were drawn by default)")
-    run.add_argument("--smooth", metavar="DURATION", help="with --plots: goodput as a trailing mean over DURATION, e.g. 1s")
+    run.add_argument("--smooth", metavar="DURATION", help="with --plots: goodput as a trailing mean over DURATION, e.g. 2s "
+                     "(default: max(1 s, 10 samples)); 0: as sampled, repair bursts and all")
+    cli_options.add_links(run, "with --plots: ")
     run.add_argument("--csv", action="store_true", help="also write each table as CSV")
     run.add_argument("--json", action="store_true",
                      help="print a JSON summary (run, flows, links) on standard output and nothing else")
@@ -119,6 +121,7 @@ def _add_sweep_parsers(commands) -> None:
     report.add_argument("directory", type=Path, metavar="DIR", help="a directory written by tcplab run, sweep or compare")
     report.add_argument("--out", type=Path, help="the HTML file (default: DIR/report.html)")
     report.add_argument("--run", metavar="POINT:RUN", help="the sweep run whose time series is shown (default: the first)")
+    cli_options.add_links(report)
 
 
 def _add_execution_options(parser: argparse.ArgumentParser) -> None:
@@ -224,7 +227,7 @@ def _run(args: argparse.Namespace) -> int:
     import tcplab
     from tcplab.scenario import load_scenario
 
-    smooth_s = cli_options.seconds("--smooth", args.smooth) if args.smooth else None
+    smooth_s = cli_options.smoothing(args.smooth)
     overrides = _overrides(args)
     if args.seed is not None:
         overrides["simulation.seed"] = args.seed
@@ -241,7 +244,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.plots:
         from tcplab import output_folder, plots
 
-        files += plots.save_all(result, out, smooth_s)
+        files += plots.save_all(result, out, smooth_s, cli_options.links(args.links, result.links))
         output_folder.record(out, files)
     if args.json:
         _print_json(result, out)
@@ -452,7 +455,7 @@ def _compare(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from tcplab.report import write_report
 
-    print(write_report(args.directory, out=args.out, run=args.run))
+    print(write_report(args.directory, out=args.out, run=args.run, links=args.links))
     return 0
 
 
