@@ -530,21 +530,30 @@ def _print_sweep_summary(result, counts: dict, wall_seconds: float) -> None:
     runs = result.runs
     if runs.empty:
         return
-    table = Table(title="per point: mean over runs (95% CI half-width)", title_justify="left")
+    from tcplab.sweeps.aggregate import FEW_RUNS
+
+    table = Table(title="per point: mean over runs [95% CI, clipped to the metric's domain]", title_justify="left")
     for label in result.labels:
         table.add_column(label, overflow="fold")
     for column in ["runs", "total goodput Mb/s", "Jain's fairness"]:
         table.add_column(column, justify="right", overflow="fold")
     grouped = runs.groupby(result.labels, sort=False) if result.labels else [((), runs)]
+    fewest = len(runs)
     for values, rows in grouped:
         values = values if isinstance(values, tuple) else (values,)
+        fewest = min(fewest, len(rows))
         table.add_row(*map(str, values), str(len(rows)), _mean_ci(rows["total_goodput_bps"] / 1e6, "{:.2f}"),
-                      _mean_ci(rows["jain_fairness"], "{:.3f}"))
+                      _mean_ci(rows["jain_fairness"], "{:.3f}", upper=1.0))
     console.print(table)
+    if 1 < fewest < FEW_RUNS:
+        from scipy import stats
+
+        console.print(f"note: intervals from fewer than {FEW_RUNS} runs are wide (t(0.975, n - 1) = "
+                      f"{stats.t.ppf(0.975, fewest - 1):.1f} at n = {fewest}) and assume normally distributed runs")
 
 
-def _mean_ci(values, pattern: str) -> str:
-    """Mean and the half-width of its 95% t interval, e.g. '12.30 +- 0.41'."""
+def _mean_ci(values, pattern: str, upper: float = float("inf")) -> str:
+    """Mean and its 95% t interval clipped to [0, upper], e.g. '12.30 [11.89, 12.71]'."""
     from scipy import stats
 
     values = values.dropna()
@@ -554,7 +563,8 @@ def _mean_ci(values, pattern: str) -> str:
     if len(values) < 2:
         return mean
     half = stats.t.ppf(0.975, len(values) - 1) * values.std() / len(values) ** 0.5
-    return f"{mean} +- {pattern.format(half)}"
+    low, high = max(values.mean() - half, 0.0), min(values.mean() + half, upper)
+    return f"{mean} [{pattern.format(low)}, {pattern.format(high)}]"
 
 
 if __name__ == "__main__":
