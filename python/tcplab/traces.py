@@ -107,3 +107,16 @@ def trace_opportunities(trace: Mapping[str, Any], duration_s: float, seed: int, 
     repeats = -(-end // period) if period > 0 else 1
     times = (once_ns[None, :] + period * np.arange(repeats, dtype=np.int64)[:, None]).ravel()
     return times[times < end]
+
+
+def describe_capacity(link: Mapping[str, Any], capacities: Mapping[tuple[str, str], Mapping[str, Any]]) -> str:
+    """A link direction's capacity for a table: its rate ("50 Mbit/s"), or for a trace link the
+    trace's mean over the run ("trace (mean 221 Mbit/s)"; "trace (generated)" when only the
+    simulator can redraw it), since its rate only sizes BDP buffers. ``capacities``:
+    ``Result.trace_capacity()``."""
+    trace = capacities.get((link["link"], link["direction"]))
+    if trace is None:
+        return f"{link['rate_bps'] / 1e6:g} Mbit/s"
+    if trace["mean_mbit_s"] is None:
+        return "trace (generated)"
+    return f"trace (mean {trace['mean_mbit_s']:.3g} Mbit/s)"
