@@ -297,6 +297,9 @@ def _safe(name: str) -> str:
 def _print_summary(result, wall_seconds: float) -> None:
     from rich.table import Table
 
+    from tcplab.traces import describe_capacity
+    from tcplab.transfers import completion
+
     console = _console(140)
     s = result.summary
     if s.get("backend") == "linux":
@@ -322,25 +325,25 @@ def _print_summary(result, wall_seconds: float) -> None:
     # Names keep their full width; when the terminal is narrow the numeric columns' headers wrap.
     flows.add_column("flow", min_width=max((len(r["name"]) for r in flow_rows), default=4), no_wrap=True)
     flows.add_column("cc", min_width=max((len(r["cc"] or r["protocol"]) for r in flow_rows), default=2), no_wrap=True)
-    for column in ["goodput Mb/s", "retx", "timeouts", "fast rec.", "RTT mean ms", "RTT p95 ms", "done in s"]:
+    for column in ["goodput Mb/s", "retx", "timeouts", "fast rec.", "RTT mean ms", "RTT p95 ms", "completion"]:
         flows.add_column(column, justify="right", overflow="fold")
     for row in flow_rows:
         flows.add_row(
             row["name"], row["cc"] or row["protocol"], f"{row['goodput_bps'] / 1e6:.2f}", str(row["retransmitted_segments"]),
             _fmt(row["timeouts"], "{:.0f}"), _fmt(row["fast_recoveries"], "{:.0f}"), _fmt(row["rtt_mean_ms"]),
-            _fmt(row["rtt_p95_ms"]),
-            _fmt(row["completion_time_s"], "{:.3f}"),
+            _fmt(row["rtt_p95_ms"]), completion(row),
         )
     console.print(flows)
     links = Table(title="busiest links", title_justify="left")
     # Stable sort, as pandas' sort_values: ties keep the table's order.
     busiest = sorted(result.records("links"), key=lambda r: (r["utilization"], r["queue_drops"]), reverse=True)[:4]
     links.add_column("link", min_width=max((len(r["link"]) for r in busiest), default=4), no_wrap=True)
-    for column in ["direction", "rate", "buffer", "utilization", "drops", "marks", "queue delay mean ms", "p95 ms"]:
+    capacities = result.trace_capacity()
+    for column in ["direction", "capacity", "buffer", "utilization", "drops", "marks", "queue delay mean ms", "p95 ms"]:
         links.add_column(column, justify="left" if column in ("direction", "buffer") else "right", overflow="fold")
     for row in busiest:
         links.add_row(
-            row["link"], row["direction"], f"{row['rate_bps'] / 1e6:g} Mb/s", row["buffer"], f"{row['utilization']:.1%}",
+            row["link"], row["direction"], describe_capacity(row, capacities), row["buffer"], f"{row['utilization']:.1%}",
             str(row["queue_drops"] + row["aqm_drops"] + row["wire_losses"]), str(row["ecn_marks"]),
             _fmt(row["queue_delay_mean_ms"]), _fmt(row["queue_delay_p95_ms"]),
         )

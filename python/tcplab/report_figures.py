@@ -1,15 +1,19 @@
-"""The figures of an HTML report: metrics against a varied parameter with 95% confidence bands,
+"""The figures of an HTML report: metrics against a varied parameter with 95% confidence bars,
 and a Pantheon-style throughput vs delay scatter per algorithm. Each returns a matplotlib Figure
 (no pyplot state), so reports render headless."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Ellipse
+
+from tcplab import plots
 
 # Metric -> (axis label with its unit, scale from the table's unit to the label's).
 METRICS = {
@@ -20,15 +24,20 @@ METRICS = {
     "utilization": ("link utilization (%)", 100.0),
     "queue_delay_p95_ms": ("95th-percentile queueing delay (ms)", 1.0),
     "queue_drops": ("queue drops (packets)", 1.0),
+    "completion_time_s": ("completion time (s)", 1.0),
 }
 
 
 def metric_against_parameter(
-    aggregate: pd.DataFrame, metric: str, parameter: str, order: Sequence, others: Sequence[str]
+    aggregate: pd.DataFrame, metric: str, parameter: str, order: Sequence, others: Sequence[str],
+    entity_names: Mapping[Any, str] | None = None,
 ) -> Figure:
-    """The mean of ``metric`` at each value of ``parameter`` (categorical, in sweep order), one line
-    per flow (by id: names change with the algorithm) or link direction and per combination of the
-    other parameters, with its 95% interval as a band."""
+    """The mean of ``metric`` at each value of ``parameter`` (in sweep order) with its 95%
+    interval as an error bar, one series per flow (by id, named by ``entity_names``) or link
+    direction and per combination of the other parameters. Series sit side by side around each
+    value so their bars do not hide each other. Points of an ordered parameter (numbers with one
+    unit: buffers, rates) are joined by a line; a categorical one (algorithms, scenario files)
+    gets points only, since nothing lies between two algorithms."""
     label, scale = METRICS[metric]
     rows = aggregate[aggregate["metric"] == metric]
     figure = Figure(figsize=(10, 4.2), layout="constrained")
@@ -36,27 +45,60 @@ def metric_against_parameter(
     positions = {value: i for i, value in enumerate(order)}
     is_flows = (rows["table"] == "flows").all() and "flow_id" in rows
     if is_flows:
-        rows = rows.assign(entity=rows["flow_id"].map(lambda flow: f"flow {int(flow)}"))
+        names = entity_names or {}
+        rows = rows.assign(entity=rows["flow_id"].map(lambda flow: names.get(int(flow), f"flow {int(flow)}")),
+                           _order=rows["flow_id"])
+    else:
+        rows = rows.assign(_order=rows["entity"].map({entity: i for i, entity in enumerate(dict.fromkeys(rows["entity"]))}))
+    ordered = is_ordered(order)
     group_keys = [*others, "entity"]
-    for key, lines in rows.groupby(group_keys, sort=False):
+    groups = sorted(rows.groupby(group_keys, sort=False), key=lambda item: (item[1]["_order"].iloc[0], str(item[0])))
+    width = 0.6 / max(len(groups), 1)
+    for index, (key, series) in enumerate(groups):
         key = key if isinstance(key, tuple) else (key,)
-        lines = lines.assign(_x=lines[parameter].map(positions)).sort_values("_x")
-        x = lines["_x"].to_numpy()
-        mean = lines["mean"].to_numpy() * scale
-        name = ", ".join(str(part) for part in key)
-        ax.plot(x, mean, marker="o", linewidth=1.2, label=name)
-        low, high = lines["ci95_low"].to_numpy() * scale, lines["ci95_high"].to_numpy() * scale
-        if np.isfinite(low).any():
-            ax.fill_between(x, low, high, alpha=0.2)
+        series = series.assign(_x=series[parameter].map(positions)).sort_values("_x")
+        x = series["_x"].to_numpy() + (index - (len(groups) - 1) / 2) * width
+        mean = series["mean"].to_numpy() * scale
+        low, high = series["ci95_low"].to_numpy() * scale, series["ci95_high"].to_numpy() * scale
+        # NaN intervals (one run) draw no bar; the clipped bounds keep the bars inside the domain.
+        error = np.vstack([mean - low, high - mean])
+        style = plots.line_style(index)
+        drawn = ax.errorbar(x, mean, yerr=np.where(np.isfinite(error), error, 0), fmt="o-" if ordered else "o",
+                            markersize=4, capsize=3, linewidth=1.0, color=style["color"],
+                            label=", ".join(str(part) for part in key))
+        # The style goes on the joining line only: dashed error bars would read as something else.
+        drawn.lines[0].set_linestyle(style["linestyle"] if ordered else "None")
     ax.set_xticks(range(len(order)), [str(value) for value in order])
     ax.set_xlabel(parameter)
     ax.set_ylabel(label)
-    ax.set_title(f"{label} against {parameter}: mean over runs, band 95% CI", fontsize="medium", loc="left")
+    ax.set_title(f"{label} against {parameter}: mean over runs, bar 95% CI (clipped to the metric's range)",
+                 fontsize="medium", loc="left")
     ax.grid(True, alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
     if handles:
-        figure.legend(handles, labels, loc="outside right upper", fontsize="small", title=", ".join(group_keys))
+        entity = "flow" if is_flows else "link direction"
+        figure.legend(handles, labels, loc="outside right upper", fontsize="small", title=", ".join([*others, entity]))
     return figure
+
+
+_NUMBER_WITH_UNIT = re.compile(r"\s*-?\d+(?:\.\d+)?\s*([A-Za-z%/]*)\s*")
+
+
+def is_ordered(values: Sequence) -> bool:
+    """Whether a parameter's values lie on one scale: numbers, or numbers with one unit ("1BDP",
+    "4BDP"); algorithms and file names are categories."""
+    units = set()
+    for value in values:
+        if isinstance(value, bool):
+            return False
+        if isinstance(value, (int, float)):
+            units.add("")
+            continue
+        match = _NUMBER_WITH_UNIT.fullmatch(str(value))
+        if not match:
+            return False
+        units.add(match.group(1))
+    return len(units) == 1
 
 
 def throughput_delay_scatter(flows: pd.DataFrame) -> Figure:
