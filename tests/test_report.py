@@ -229,8 +229,15 @@ def test_a_compare_report_has_one_time_series_per_algorithm(compare_dir):
     assert [heading.split("algorithm = ")[1].split(")")[0] for heading in headings] == ["cubic", "reno", "bbr"]
     # The algorithm is a category: points with error bars, no line joining one algorithm to the next.
     sweep = load_sweep(compare_dir)
-    figure = report_figures.metric_against_parameter(sweep.aggregate[sweep.aggregate["table"] == "flows"], "goodput_bps",
+    aggregate = report_figures.with_flow_labels(sweep.aggregate, sweep.flows, sweep.labels)
+    figure = report_figures.metric_against_parameter(aggregate[aggregate["table"] == "flows"], "goodput_bps",
                                                      "algorithm", ["cubic", "reno", "bbr"], [])
+    # Each flow is one series, named by its names at each point, as the table rows name it there.
+    legend = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert legend == [f"cubic-{i} / reno-{i} / bbr-{i}" for i in range(3)]
+    flows_table = page.split("<h2>Flows: ")[1].split("<h2>")[0]
+    names = [row.split("</td>")[1].split(">")[-1] for row in flows_table.split("<tr>")[2:]]
+    assert names == [f"{cc}-{i}" for cc in ["cubic", "reno", "bbr"] for i in range(3)]
     drawn = [line for line in figure.axes[0].get_lines() if len(line.get_xdata()) > 1]
     assert drawn and all(line.get_linestyle() == "None" for line in drawn)
     bars = [container.lines[2][0] for container in figure.axes[0].containers]  # one collection per flow

@@ -101,6 +101,10 @@ def shown_links(result: RunTables, names: Sequence[str] | None = None, varied: S
     neither was congested (the reverse direction of a data path only carries ACKs). With nothing
     congested and nothing named, the run's bottleneck."""
     links = result.links
+    unknown = [name for name in names or () if name not in set(links["link"])]
+    if unknown:
+        raise ValueError(f"links: no link named {', '.join(map(repr, unknown))}; the links are "
+                         + ", ".join(dict.fromkeys(links["link"])))
     wanted = list(names) if names else list(varied)
     rows = congested(links) & (links["link"].isin(wanted) if names else True)
     for name in wanted:

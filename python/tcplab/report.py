@@ -147,9 +147,9 @@ def _sweep_sections(sweep: SweepResult, chosen: str | None, names: list[str] | N
     else:
         varied = links_named_by(plan["scenario"], [key for p in plan["parameters"] for key in p["keys"]])
         entities = _sweep_links(sweep, names, varied)
-        flow_names = _flow_names(sweep)
-        parts.append(_sweep_tables(sweep, entities, flow_names))
-        parts.append(_sweep_figures(sweep, entities, flow_names))
+        aggregate = report_figures.with_flow_labels(sweep.aggregate, sweep.flows, sweep.labels)
+        parts.append(_sweep_tables(sweep, aggregate, entities))
+        parts.append(_sweep_figures(sweep, aggregate, entities))
         parts.append("<h2>Throughput and delay</h2>" + _image(report_figures.throughput_delay_scatter(sweep.flows), _SCATTER_ALT))
         for point, run in _shown_runs(sweep, chosen):
             values = manifest["points"][point]["values"]
@@ -209,26 +209,7 @@ def _sweep_links(sweep: SweepResult, names: list[str] | None, varied: list[str])
             if (link, direction) in keys]
 
 
-def _flow_names(sweep: SweepResult) -> dict[tuple, str]:
-    """(point values..., flow id) -> the flow's label at that point (``plots.flow_label``)."""
-    firsts = sweep.flows.drop_duplicates([*sweep.labels, "flow_id"])
-    return {(*(row[label] for label in sweep.labels), int(row["flow_id"])): plots.flow_label(row)
-            for _, row in firsts.iterrows()}
-
-
-def _flow_series_names(flow_names: dict[tuple, str]) -> dict[int, str]:
-    """Flow id -> one name for its series across points: its label, or its labels in sweep order
-    joined by " / " when a varied parameter renames it ("cubic-0 / bbr-0")."""
-    names: dict[int, list[str]] = {}
-    for key, label in flow_names.items():
-        names.setdefault(key[-1], [])
-        if label not in names[key[-1]]:
-            names[key[-1]].append(label)
-    return {flow: " / ".join(labels) for flow, labels in names.items()}
-
-
-def _sweep_tables(sweep: SweepResult, entities: list[str], flow_names: dict[tuple, str]) -> str:
-    aggregate = sweep.aggregate
+def _sweep_tables(sweep: SweepResult, aggregate: pd.DataFrame, entities: list[str]) -> str:
     labels = sweep.labels
     flows = aggregate[(aggregate["table"] == "flows") & aggregate["metric"].isin(FLOW_METRICS)]
     if sweep.flows["completion_time_s"].isna().all():
@@ -237,15 +218,15 @@ def _sweep_tables(sweep: SweepResult, entities: list[str], flow_names: dict[tupl
     links = links[links["entity"].isin(entities)]
     heading = "mean over runs [95% confidence interval, clipped to the metric's domain]"
     return (
-        f"<h2>Flows: {heading}</h2>" + html_table(pivot(flows, labels, flow_names)) + few_runs_note(flows)
+        f"<h2>Flows: {heading}</h2>" + html_table(pivot(flows, labels)) + few_runs_note(flows)
         + f"<h2>Congested links: {heading}</h2>" + html_table(pivot(links, labels)) + few_runs_note(links)
     )
 
 
-def _sweep_figures(sweep: SweepResult, entities: list[str], flow_names: dict[tuple, str]) -> str:
-    aggregate, labels = sweep.aggregate, sweep.labels
+def _sweep_figures(sweep: SweepResult, aggregate: pd.DataFrame, entities: list[str]) -> str:
+    labels = sweep.labels
     order = {p["label"]: p["values"] for p in sweep.manifest["plan"]["parameters"]}
-    series_names = _flow_series_names(flow_names)
+    flows = ", ".join(dict.fromkeys(aggregate.loc[aggregate["table"] == "flows", "entity"]))
     parts = []
     for parameter in labels:
         if len(order[parameter]) < 2:
@@ -259,10 +240,8 @@ def _sweep_figures(sweep: SweepResult, entities: list[str], flow_names: dict[tup
             for metric in metrics:
                 if not (rows["metric"] == metric).any():
                     continue
-                figure = report_figures.metric_against_parameter(rows, metric, parameter, order[parameter], others,
-                                                                 series_names)
-                what = ("flows " + ", ".join(series_names.values()) if table == "flows"
-                        else "link directions " + ", ".join(entities))
+                figure = report_figures.metric_against_parameter(rows, metric, parameter, order[parameter], others)
+                what = f"flows {flows}" if table == "flows" else "link directions " + ", ".join(entities)
                 alt = (f"{report_figures.METRICS[metric][0]} against {parameter} ({', '.join(map(str, order[parameter]))}): "
                        f"mean over runs with 95% confidence bars, for {what}")
                 parts.append(_image(figure, alt))

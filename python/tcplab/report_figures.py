@@ -5,8 +5,7 @@ and a Pantheon-style throughput vs delay scatter per algorithm. Each returns a m
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -14,6 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Ellipse
 
 from tcplab import plots
+from tcplab.sweeps.aggregate import FEW_RUNS
 
 # Metric -> (axis label with its unit, scale from the table's unit to the label's).
 METRICS = {
@@ -28,13 +28,26 @@ METRICS = {
 }
 
 
+def with_flow_labels(aggregate: pd.DataFrame, flows: pd.DataFrame, labels: Sequence[str]) -> pd.DataFrame:
+    """The aggregate with each flow's ``entity`` its label at that point (``plots.flow_label``:
+    "udp-3 (UDP)", "reno-1 (10 MB)"), so tables and legends name flows alike."""
+    key = [*labels, "flow_id"]
+    firsts = flows.drop_duplicates(key)
+    names = {tuple(row[k] for k in key): plots.flow_label(row) for _, row in firsts.iterrows()}
+    is_flow = aggregate["table"] == "flows"
+    relabelled = aggregate.copy()
+    relabelled.loc[is_flow, "entity"] = [names.get(tuple(values), entity) for values, entity in
+                                         zip(aggregate.loc[is_flow, key].itertuples(index=False), aggregate.loc[is_flow, "entity"])]
+    return relabelled
+
+
 def metric_against_parameter(
-    aggregate: pd.DataFrame, metric: str, parameter: str, order: Sequence, others: Sequence[str],
-    entity_names: Mapping[Any, str] | None = None,
+    aggregate: pd.DataFrame, metric: str, parameter: str, order: Sequence, others: Sequence[str]
 ) -> Figure:
     """The mean of ``metric`` at each value of ``parameter`` (in sweep order) with its 95%
-    interval as an error bar, one series per flow (by id, named by ``entity_names``) or link
-    direction and per combination of the other parameters. Series sit side by side around each
+    interval as an error bar, one series per flow (by id, named by its ``entity`` at each point,
+    joined by " / " where the parameter renames it: "cubic-0 / bbr-0") or link direction and per
+    combination of the other parameters. Series sit side by side around each
     value so their bars do not hide each other. Points of an ordered parameter (numbers with one
     unit: buffers, rates) are joined by a line; a categorical one (algorithms, scenario files)
     gets points only, since nothing lies between two algorithms."""
@@ -45,9 +58,10 @@ def metric_against_parameter(
     positions = {value: i for i, value in enumerate(order)}
     is_flows = (rows["table"] == "flows").all() and "flow_id" in rows
     if is_flows:
-        names = entity_names or {}
-        rows = rows.assign(entity=rows["flow_id"].map(lambda flow: names.get(int(flow), f"flow {int(flow)}")),
-                           _order=rows["flow_id"])
+        # One series per flow id: its names along the parameter, in sweep order, make its label.
+        series_keys = [*others, "flow_id"]
+        names = rows.groupby(series_keys, sort=False)["entity"].agg(lambda n: " / ".join(dict.fromkeys(n)))
+        rows = rows.drop(columns="entity").join(names, on=series_keys).assign(_order=rows["flow_id"])
     else:
         rows = rows.assign(_order=rows["entity"].map({entity: i for i, entity in enumerate(dict.fromkeys(rows["entity"]))}))
     ordered = is_ordered(order)
@@ -71,14 +85,21 @@ def metric_against_parameter(
     ax.set_xticks(range(len(order)), [str(value) for value in order])
     ax.set_xlabel(parameter)
     ax.set_ylabel(label)
-    ax.set_title(f"{label} against {parameter}: mean over runs, bar 95% CI (clipped to the metric's range)",
-                 fontsize="medium", loc="left")
+    ax.set_title(f"{label} against {parameter}\nmean over {_runs_text(rows['n'])}; bars: 95% CI, clipped to the "
+                 "metric's range", fontsize="medium", loc="left")
     ax.grid(True, alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
     if handles:
         entity = "flow" if is_flows else "link direction"
         figure.legend(handles, labels, loc="outside right upper", fontsize="small", title=", ".join([*others, entity]))
     return figure
+
+
+def _runs_text(n: pd.Series) -> str:
+    """How many runs the means rest on, and a warning when too few for a trustworthy interval."""
+    low, high = int(n.min()), int(n.max())
+    text = f"n = {low} runs" if low == high else f"n = {low}-{high} runs"
+    return text + f" (fewer than {FEW_RUNS}: wide intervals)" if 1 < low < FEW_RUNS else text
 
 
 _NUMBER_WITH_UNIT = re.compile(r"\s*-?\d+(?:\.\d+)?\s*([A-Za-z%/]*)\s*")

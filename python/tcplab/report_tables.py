@@ -40,10 +40,10 @@ def link_view(links: pd.DataFrame, traces: Mapping[tuple[str, str], Mapping[str,
                                 "queue_delay_p95_ms": "queue delay p95 (ms)"})
 
 
-def pivot(rows: pd.DataFrame, labels: list[str], flow_names: Mapping[tuple, str] | None = None) -> pd.DataFrame:
-    """One row per point and entity (flows by id), one column per metric: 'mean [low, high]' in
-    the metric's unit, and the number of runs behind it. ``flow_names``: (point values..., flow
-    id) -> the flow's label at that point."""
+def pivot(rows: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    """One row per point and entity, one column per metric: 'mean [low, high]' in the metric's
+    unit, and the number of runs behind it. Flows (rows with a ``flow_id``) are in id order
+    within each point, points in sweep order."""
     if rows.empty:
         return pd.DataFrame()
 
@@ -55,14 +55,12 @@ def pivot(rows: pd.DataFrame, labels: list[str], flow_names: Mapping[tuple, str]
         return f"{mean:.3g} [{row['ci95_low'] * scale:.3g}, {row['ci95_high'] * scale:.3g}]"
 
     rows = rows.assign(cell=rows.apply(cell, axis=1), metric=rows["metric"].map(lambda m: report_figures.METRICS[m][0]))
-    if flow_names is not None:
-        rows = rows.assign(entity=[flow_names[(*key, int(flow))] for key, flow in
-                                   zip(rows[labels].itertuples(index=False), rows["flow_id"])])
-    keys = [*labels, "flow_id", "entity"] if flow_names is not None else [*labels, "entity"]
+    is_flows = (rows["table"] == "flows").all()
+    keys = [*labels, "flow_id", "entity"] if is_flows else [*labels, "entity"]
     table = rows.pivot_table(index=keys, columns="metric", values="cell", aggfunc="first", sort=False)
     runs = rows.groupby(keys, sort=False)["n"].max().astype(int).rename("runs (n)")
     table = table.join(runs).reset_index()
-    if flow_names is not None:
+    if is_flows:
         table = table.sort_values("flow_id", kind="stable").sort_values(labels, kind="stable", key=_in_sweep_order(rows, labels))
         return table.drop(columns="flow_id").rename(columns={"entity": "flow"})
     return table.rename(columns={"entity": "link direction"})

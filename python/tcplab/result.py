@@ -153,14 +153,17 @@ class Result:
 
         return arrow_table(self._columns.get(name, {}))
 
-    def plot(self, path: str | Path | None = None, smooth_s: float | None = None):
-        """An overview figure (cwnd, RTT, throughput, queue over time); saved when ``path`` is given.
+    def plot(self, path: str | Path | None = None, smooth_s: float | None = None, links: list[str] | None = None):
+        """An overview figure (cwnd, RTT, goodput, and the queue of each congested link over
+        time); saved when ``path`` is given.
 
-        ``smooth_s``: goodput as a trailing mean over that many seconds.
+        ``smooth_s``: goodput as a trailing mean over that many seconds (default max(1 s, 10
+        samples); 0: as sampled). ``links``: the links whose queues and capacities are drawn,
+        by name (default: the congested ones).
         """
         from tcplab import plots
 
-        figure = plots.overview(self, smooth_s)
+        figure = plots.overview(self, smooth_s, links)
         if path is not None:
             _writable_folder(Path(path).parent, "path")
             figure.savefig(path, dpi=110)
