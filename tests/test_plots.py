@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import tcplab
-from tcplab import plots, traces
+from tcplab import cli_options, plots, traces
 from tcplab.cli import main
 
 QUICKSTART = str(Path(__file__).resolve().parent.parent / "scenarios" / "quickstart.toml")
@@ -243,3 +243,16 @@ rate = "1Mbps"
     # The 11th line repeats the first colour, so it takes another line style.
     styles = {(line.get_color(), line.get_linestyle()) for line in figure.legends[0].get_lines()}
     assert len(styles) == 11
+
+
+def test_smooth_0_means_raw_and_no_option_the_default():
+    assert cli_options.smoothing(None) is None  # the plots' default, max(1 s, 10 samples)
+    assert cli_options.smoothing("0") == 0.0 and cli_options.smoothing("0s") == 0.0
+    assert cli_options.smoothing("2s") == 2.0 and cli_options.smoothing("500ms") == 0.5
+
+
+def test_a_link_a_sweep_varies_is_shown_even_when_not_congested(quick):
+    shown = plots.shown_links(quick, varied=["access-s0"])
+    assert list(zip(shown["link"], shown["direction"])) == [("bottleneck", "forward"), ("access-s0", "forward")]
+    with pytest.raises(ValueError, match="no link named 'nope'; the links are bottleneck, access-s0"):
+        plots.shown_links(quick, ["nope"])

@@ -8,6 +8,7 @@ import contextlib
 import io
 import os
 import shutil
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ import tcplab
 from tcplab import report_figures
 from tcplab.cli import main
 from tcplab.report import write_report
+from tcplab.scenario import links_named_by
 from tcplab.sweeps import load_sweep
 
 QUICKSTART = str(Path(__file__).resolve().parent.parent / "scenarios" / "quickstart.toml")
@@ -197,6 +199,18 @@ def test_a_chain_sweep_report_shows_both_bottlenecks(chain_sweep):
     assert over_time.endswith("queue of r0-r1 forward, r1-r2 forward")
 
 
+def test_varied_keys_name_the_links_the_links_table_names():
+    chain = tomllib.loads(TWO_BOTTLENECKS)
+    assert links_named_by(chain, ["topology.hops.1.buffer", "flows.0.cc"]) == ["r1-r2"]
+    assert links_named_by(chain, ["topology.hops.0.forward.loss.p"]) == ["r0-r1"]
+    chain["topology"]["hops"][1]["name"] = "tail"
+    assert links_named_by(chain, ["topology.hops.1.rate"]) == ["tail"]
+    custom = {"topology": {"kind": "custom", "links": [{"from": "a", "to": "b"}, {"from": "b", "to": "c", "name": "bc"}]}}
+    assert links_named_by(custom, ["topology.links.0.delay", "topology.links.1.rate"]) == ["link0", "bc"]
+    assert links_named_by({"topology": {"kind": "dumbbell"}}, ["topology.bottleneck.buffer"]) == ["bottleneck"]
+    assert links_named_by({"topology": {"kind": "dumbbell"}}, ["topology.access.delay"]) == []
+
+
 def test_links_option_chooses_the_reports_links(chain_sweep, tmp_path, capsys):
     directory, _ = chain_sweep
     assert main(["report", str(directory), "--links", "r1-r2", "--out", str(tmp_path / "r1.html")]) == 0
@@ -264,7 +278,11 @@ size = "10MB"
 protocol = "udp"
 rate = "1Mbps"
 """)
-    tcplab.run(tmp_path / "scenario.toml").save(tmp_path / "run")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["run", str(tmp_path / "scenario.toml"), "-o", str(tmp_path / "run")]) == 0
+    # The run's summary says the same as the report below.
+    assert "incomplete (" in printed.getvalue() and "trace (mean 4.79 Mbit/s)" in printed.getvalue()
     page = write_report(tmp_path / "run").read_text()
     flows_table = page.split("<h2>Flows</h2>")[1].split("<h2>")[0]
     rows = [row.split("</td>")[0].split(">")[-1] for row in flows_table.split("<tr>")[2:]]

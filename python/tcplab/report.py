@@ -17,6 +17,7 @@ import base64
 import html
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,15 +56,17 @@ def _error(key: str, message: str) -> ScenarioError:
 
 
 def write_report(directory: str | Path, out: str | Path | None = None, run: str | None = None,
-                 links: str | None = None) -> Path:
+                 links: str | Sequence[str] | None = None) -> Path:
     """Writes the report of the run or sweep in ``directory``; returns the HTML file's path.
 
     ``run`` ("POINT:RUN") chooses the sweep run whose time series is shown (default: the first
     finished one; with an ``algorithm`` parameter, the first of each algorithm). ``links``
-    ("NAME,NAME") chooses the links whose tables, queues and capacities are shown (default: the
-    congested ones and those the sweep varies).
+    ("NAME,NAME" or a list of names) chooses the links whose tables, queues and capacities are
+    shown (default: the congested ones and those the sweep varies).
     """
     directory = Path(directory)
+    if links is not None and not isinstance(links, str):
+        links = ",".join(links)
     if (directory / MANIFEST).is_file():
         sweep = SweepResult(directory)
         names = cli_options.links(links, sweep.links) if links is not None and not sweep.links.empty else None
