@@ -215,8 +215,10 @@ def test_links_option_chooses_the_reports_links(chain_sweep, tmp_path, capsys):
     directory, _ = chain_sweep
     assert main(["report", str(directory), "--links", "r1-r2", "--out", str(tmp_path / "r1.html")]) == 0
     page = (tmp_path / "r1.html").read_text()
-    links_table = page.split("<h2>Congested links")[1].split("<h2>")[0]
+    links_table = page.split("<h2>Links chosen with --links")[1].split("<h2>")[0]
     assert "r1-r2 forward" in links_table and "r0-r1" not in links_table
+    (over_time,) = [alt for alt in _alt_texts(page) if "over time" in alt]
+    assert over_time.endswith("queue of r1-r2 forward")
     assert main(["report", str(directory), "--links", "r1-r3"]) == 2
     assert "--links: no link named 'r1-r3'; the links are r0-r1, r1-r2, access-s0" in capsys.readouterr().err
 

@@ -15,8 +15,8 @@ unit.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -215,9 +215,9 @@ class _Panels:
         if limit is not None:
             ax.axhline(limit, color="red", linestyle="--", linewidth=0.9, alpha=0.7)
             ax.annotate(text, (0.01, limit), xycoords=("axes fraction", "data"), va="top", fontsize="small", color="red")
-        drops = int(link["queue_drops"] + link["aqm_drops"])
+        drops = link["queue_drops"] + link["aqm_drops"]
         ax.set_title(f"queue of {link_label(link)}, buffer {link['buffer']}: {link['utilization']:.0%} busy, "
-                     f"{drops} drops, {int(link['ecn_marks'])} marks", fontsize="small")
+                     f"{_count(drops)} drops, {_count(link['ecn_marks'])} marks", fontsize="small")
         ax.grid(True, alpha=0.3)
 
     def queue_panels(self, axes) -> None:
@@ -245,6 +245,11 @@ def _buffer_limit(buffer: str) -> tuple[int | None, int | None]:
         return int(packets.group(1)), None
     size = re.match(r"(\d+)B\b", buffer)
     return None, int(size.group(1)) if size else None
+
+
+def _count(value: float) -> str:
+    """A counter as a whole number; "?" where a back-end does not count it (NaN)."""
+    return "?" if value != value else f"{int(value)}"
 
 
 def _name(result: RunTables) -> str:
@@ -279,7 +284,12 @@ def describe_overview(result: RunTables, smooth_s: float | None = None, links: S
     """What ``overview`` draws, in words: the alt text of its image."""
     shown = shown_links(result, links, varied)
     _, how = smoothing_window(result, smooth_s)
-    flows = ", ".join(flow_label(row) for _, row in result.flows.sort_values("flow_id").iterrows())
+    table = result.flows.sort_values("flow_id")
+    if len(table) > MAX_FLOW_LINES_IN_LEGEND:  # as the legend does: by algorithm, counted
+        counts = table["cc"].where(table["protocol"] == "tcp", table["protocol"]).value_counts(sort=False)
+        flows = f"{len(table)} flows (" + ", ".join(f"{count} {name}" for name, count in counts.items()) + ")"
+    else:
+        flows = ", ".join(flow_label(row) for _, row in table.iterrows())
     return (f"{_name(result)} over time: congestion window, smoothed RTT and goodput ({how}) of "
             f"{flows}; queue of {', '.join(link_label(row) for _, row in shown.iterrows())}")
 

@@ -129,7 +129,7 @@ def _run_sections(result: Result, names: list[str] | None) -> tuple[str, str]:
     parts = [
         f"<p>{html.escape(facts)}; Jain's fairness index {summary.get('jain_fairness', float('nan')):.3f}.</p>",
         "<h2>Flows</h2>" + html_table(flow_view(result.flows)),
-        "<h2>Congested links</h2>" + html_table(link_view(shown, result.trace_capacity())),
+        f"<h2>{_links_heading(names)}</h2>" + html_table(link_view(shown, result.trace_capacity())),
         "<h2>Throughput and delay</h2>" + _image(report_figures.throughput_delay_scatter(result.flows), _SCATTER_ALT),
         "<h2>Over time</h2>" + _image(plots.overview(result, links=names), plots.describe_overview(result, links=names)),
         "<h2>Scenario</h2><pre>" + html.escape(result.scenario_toml) + "</pre>",
@@ -151,7 +151,7 @@ def _sweep_sections(sweep: SweepResult, chosen: str | None, names: list[str] | N
         varied = links_named_by(plan["scenario"], [key for p in plan["parameters"] for key in p["keys"]])
         entities = _sweep_links(sweep, names, varied)
         aggregate = report_figures.with_flow_labels(sweep.aggregate, sweep.flows, sweep.labels)
-        parts.append(_sweep_tables(sweep, aggregate, entities))
+        parts.append(_sweep_tables(sweep, aggregate, entities, names))
         parts.append(_sweep_figures(sweep, aggregate, entities))
         parts.append("<h2>Throughput and delay</h2>" + _image(report_figures.throughput_delay_scatter(sweep.flows), _SCATTER_ALT))
         for point, run in _shown_runs(sweep, chosen):
@@ -212,7 +212,11 @@ def _sweep_links(sweep: SweepResult, names: list[str] | None, varied: list[str])
             if (link, direction) in keys]
 
 
-def _sweep_tables(sweep: SweepResult, aggregate: pd.DataFrame, entities: list[str]) -> str:
+def _links_heading(names: list[str] | None) -> str:
+    return "Links chosen with --links" if names else "Congested links"
+
+
+def _sweep_tables(sweep: SweepResult, aggregate: pd.DataFrame, entities: list[str], names: list[str] | None) -> str:
     labels = sweep.labels
     flows = aggregate[(aggregate["table"] == "flows") & aggregate["metric"].isin(FLOW_METRICS)]
     if sweep.flows["completion_time_s"].isna().all():
@@ -222,7 +226,7 @@ def _sweep_tables(sweep: SweepResult, aggregate: pd.DataFrame, entities: list[st
     heading = "mean over runs [95% confidence interval, clipped to the metric's domain]"
     return (
         f"<h2>Flows: {heading}</h2>" + html_table(pivot(flows, labels)) + few_runs_note(flows)
-        + f"<h2>Congested links: {heading}</h2>" + html_table(pivot(links, labels)) + few_runs_note(links)
+        + f"<h2>{_links_heading(names)}: {heading}</h2>" + html_table(pivot(links, labels)) + few_runs_note(links)
     )
 
 

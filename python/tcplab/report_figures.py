@@ -122,6 +122,9 @@ def is_ordered(values: Sequence) -> bool:
     return len(units) == 1
 
 
+_MARKERS = ["o", "s", "^", "D"]
+
+
 def throughput_delay_scatter(flows: pd.DataFrame) -> Figure:
     """Pantheon's view: each TCP flow of each run as a point (95th-percentile RTT, goodput), one
     colour per algorithm, and the one-standard-deviation ellipse of each algorithm's points.
@@ -131,11 +134,13 @@ def throughput_delay_scatter(flows: pd.DataFrame) -> Figure:
     tcp = flows[(flows["protocol"] == "tcp") & flows["rtt_p95_ms"].notna()]
     colours = {}
     for index, (algorithm, points) in enumerate(tcp.groupby("cc", sort=True)):
-        colour = f"C{index % 10}"
+        colour = plots.line_style(index)["color"]
         colours[algorithm] = colour
+        # Past the palette's 10 colours a colour comes back: another marker tells them apart.
+        marker = _MARKERS[(index // 10) % len(_MARKERS)]
         x = points["rtt_p95_ms"].to_numpy()
         y = points["goodput_bps"].to_numpy() / 1e6
-        ax.scatter(x, y, s=18, color=colour, alpha=0.7, label=f"{algorithm} ({len(points)} flow runs)")
+        ax.scatter(x, y, s=18, color=colour, marker=marker, alpha=0.7, label=f"{algorithm} ({len(points)} flow runs)")
         if len(points) >= 3:
             ax.add_patch(_deviation_ellipse(x, y, colour))
     ax.invert_xaxis()
