@@ -28,7 +28,7 @@ def main() -> None:
             out=Path(out) / "buffers",
             set={"simulation.duration": "10s"},
         )
-        aggregate = sweep.aggregate
+        aggregate = report_figures.with_flow_labels(sweep.aggregate, sweep.flows, sweep.labels)
         flows = aggregate[aggregate["table"] == "flows"]
         for metric, name in [("goodput_bps", "sweep-goodput.png"), ("rtt_p95_ms", "sweep-rtt.png")]:
             figure = report_figures.metric_against_parameter(flows, metric, "topology.bottleneck.buffer", BUFFERS, ["flows.0.cc"])

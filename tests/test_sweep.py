@@ -76,6 +76,20 @@ def test_the_interval_is_student_t_over_runs():
     assert row["ci95_high"] == pytest.approx(2 + 4.302653 / 3**0.5, rel=1e-6)
 
 
+def test_the_interval_is_clipped_to_the_metrics_domain():
+    from tcplab.sweeps.aggregate import aggregate
+
+    # Two runs: t(0.975, 1) = 12.706, so the bare interval of either metric leaves its domain.
+    flows = pd.DataFrame({"k": ["a"] * 2, "run": [0, 1], "flow_id": [0] * 2, "name": ["f"] * 2, "timeouts": [0, 4]})
+    links = pd.DataFrame({"k": ["a"] * 2, "run": [0, 1], "link": ["l"] * 2, "direction": ["forward"] * 2,
+                          "utilization": [0.9, 0.99]})
+    rows = aggregate(flows, links, ["k"]).set_index("metric")
+    timeouts, utilization = rows.loc["timeouts"], rows.loc["utilization"]
+    assert timeouts["mean"] - 12.706 * timeouts["std"] / 2**0.5 < 0  # what Student-t alone gives
+    assert timeouts["ci95_low"] == 0.0 and timeouts["ci95_high"] > 4
+    assert utilization["ci95_high"] == 1.0 and 0 < utilization["ci95_low"] < 0.9
+
+
 def test_one_point_rerun_alone_gives_the_same_bytes(cli_sweep, tmp_path):
     manifest = json.loads((cli_sweep / "sweep.json").read_text())
     point = next(p for p in manifest["points"] if p["values"] == {"topology.bottleneck.buffer": "4BDP", "flows.0.cc": "bbr"})

@@ -37,7 +37,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="also draw PNG plots (takes a second or two: matplotlib and pandas load)")
     run.add_argument("--no-plots", dest="plots", action="store_false",
                      help="no plots (the default; kept for scripts written when plots were drawn by default)")
-    run.add_argument("--smooth", metavar="DURATION", help="with --plots: goodput as a trailing mean over DURATION, e.g. 1s")
+    run.add_argument("--smooth", metavar="DURATION", help="with --plots: goodput as a trailing mean over DURATION, e.g. 2s "
+                     "(default: max(1 s, 10 samples)); 0: as sampled, repair bursts and all")
+    cli_options.add_links(run, "with --plots: ")
     run.add_argument("--csv", action="store_true", help="also write each table as CSV")
     run.add_argument("--json", action="store_true",
                      help="print a JSON summary (run, flows, links) on standard output and nothing else")
@@ -119,6 +121,7 @@ def _add_sweep_parsers(commands) -> None:
     report.add_argument("directory", type=Path, metavar="DIR", help="a directory written by tcplab run, sweep or compare")
     report.add_argument("--out", type=Path, help="the HTML file (default: DIR/report.html)")
     report.add_argument("--run", metavar="POINT:RUN", help="the sweep run whose time series is shown (default: the first)")
+    cli_options.add_links(report)
 
 
 def _add_execution_options(parser: argparse.ArgumentParser) -> None:
@@ -224,7 +227,7 @@ def _run(args: argparse.Namespace) -> int:
     import tcplab
     from tcplab.scenario import load_scenario
 
-    smooth_s = cli_options.seconds("--smooth", args.smooth) if args.smooth else None
+    smooth_s = cli_options.smoothing(args.smooth)
     overrides = _overrides(args)
     if args.seed is not None:
         overrides["simulation.seed"] = args.seed
@@ -241,7 +244,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.plots:
         from tcplab import output_folder, plots
 
-        files += plots.save_all(result, out, smooth_s)
+        files += plots.save_all(result, out, smooth_s, cli_options.links(args.links, result.links))
         output_folder.record(out, files)
     if args.json:
         _print_json(result, out)
@@ -294,6 +297,9 @@ def _safe(name: str) -> str:
 def _print_summary(result, wall_seconds: float) -> None:
     from rich.table import Table
 
+    from tcplab.traces import describe_capacity
+    from tcplab.transfers import completion
+
     console = _console(140)
     s = result.summary
     if s.get("backend") == "linux":
@@ -319,25 +325,25 @@ def _print_summary(result, wall_seconds: float) -> None:
     # Names keep their full width; when the terminal is narrow the numeric columns' headers wrap.
     flows.add_column("flow", min_width=max((len(r["name"]) for r in flow_rows), default=4), no_wrap=True)
     flows.add_column("cc", min_width=max((len(r["cc"] or r["protocol"]) for r in flow_rows), default=2), no_wrap=True)
-    for column in ["goodput Mb/s", "retx", "timeouts", "fast rec.", "RTT mean ms", "RTT p95 ms", "done in s"]:
+    for column in ["goodput Mb/s", "retx", "timeouts", "fast rec.", "RTT mean ms", "RTT p95 ms", "completion"]:
         flows.add_column(column, justify="right", overflow="fold")
     for row in flow_rows:
         flows.add_row(
             row["name"], row["cc"] or row["protocol"], f"{row['goodput_bps'] / 1e6:.2f}", str(row["retransmitted_segments"]),
             _fmt(row["timeouts"], "{:.0f}"), _fmt(row["fast_recoveries"], "{:.0f}"), _fmt(row["rtt_mean_ms"]),
-            _fmt(row["rtt_p95_ms"]),
-            _fmt(row["completion_time_s"], "{:.3f}"),
+            _fmt(row["rtt_p95_ms"]), completion(row),
         )
     console.print(flows)
     links = Table(title="busiest links", title_justify="left")
     # Stable sort, as pandas' sort_values: ties keep the table's order.
     busiest = sorted(result.records("links"), key=lambda r: (r["utilization"], r["queue_drops"]), reverse=True)[:4]
     links.add_column("link", min_width=max((len(r["link"]) for r in busiest), default=4), no_wrap=True)
-    for column in ["direction", "rate", "buffer", "utilization", "drops", "marks", "queue delay mean ms", "p95 ms"]:
+    capacities = result.trace_capacity()
+    for column in ["direction", "capacity", "buffer", "utilization", "drops", "marks", "queue delay mean ms", "p95 ms"]:
         links.add_column(column, justify="left" if column in ("direction", "buffer") else "right", overflow="fold")
     for row in busiest:
         links.add_row(
-            row["link"], row["direction"], f"{row['rate_bps'] / 1e6:g} Mb/s", row["buffer"], f"{row['utilization']:.1%}",
+            row["link"], row["direction"], describe_capacity(row, capacities), row["buffer"], f"{row['utilization']:.1%}",
             str(row["queue_drops"] + row["aqm_drops"] + row["wire_losses"]), str(row["ecn_marks"]),
             _fmt(row["queue_delay_mean_ms"]), _fmt(row["queue_delay_p95_ms"]),
         )
@@ -452,7 +458,7 @@ def _compare(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from tcplab.report import write_report
 
-    print(write_report(args.directory, out=args.out, run=args.run))
+    print(write_report(args.directory, out=args.out, run=args.run, links=args.links))
     return 0
 
 
@@ -527,21 +533,30 @@ def _print_sweep_summary(result, counts: dict, wall_seconds: float) -> None:
     runs = result.runs
     if runs.empty:
         return
-    table = Table(title="per point: mean over runs (95% CI half-width)", title_justify="left")
+    from tcplab.sweeps.aggregate import FEW_RUNS
+
+    table = Table(title="per point: mean over runs [95% CI, clipped to the metric's domain]", title_justify="left")
     for label in result.labels:
         table.add_column(label, overflow="fold")
     for column in ["runs", "total goodput Mb/s", "Jain's fairness"]:
         table.add_column(column, justify="right", overflow="fold")
     grouped = runs.groupby(result.labels, sort=False) if result.labels else [((), runs)]
+    fewest = len(runs)
     for values, rows in grouped:
         values = values if isinstance(values, tuple) else (values,)
+        fewest = min(fewest, len(rows))
         table.add_row(*map(str, values), str(len(rows)), _mean_ci(rows["total_goodput_bps"] / 1e6, "{:.2f}"),
-                      _mean_ci(rows["jain_fairness"], "{:.3f}"))
+                      _mean_ci(rows["jain_fairness"], "{:.3f}", upper=1.0))
     console.print(table)
+    if 1 < fewest < FEW_RUNS:
+        from scipy import stats
+
+        console.print(f"note: intervals from fewer than {FEW_RUNS} runs are wide (t(0.975, n - 1) = "
+                      f"{stats.t.ppf(0.975, fewest - 1):.1f} at n = {fewest}) and assume normally distributed runs")
 
 
-def _mean_ci(values, pattern: str) -> str:
-    """Mean and the half-width of its 95% t interval, e.g. '12.30 +- 0.41'."""
+def _mean_ci(values, pattern: str, upper: float = float("inf")) -> str:
+    """Mean and its 95% t interval clipped to [0, upper], e.g. '12.30 [11.89, 12.71]'."""
     from scipy import stats
 
     values = values.dropna()
@@ -551,7 +566,8 @@ def _mean_ci(values, pattern: str) -> str:
     if len(values) < 2:
         return mean
     half = stats.t.ppf(0.975, len(values) - 1) * values.std() / len(values) ** 0.5
-    return f"{mean} +- {pattern.format(half)}"
+    low, high = max(values.mean() - half, 0.0), min(values.mean() + half, upper)
+    return f"{mean} [{pattern.format(low)}, {pattern.format(high)}]"
 
 
 if __name__ == "__main__":

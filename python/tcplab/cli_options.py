@@ -39,6 +39,37 @@ def seconds(option: str, text: str, *, bare_is_seconds: bool = False) -> float:
     return float(match.group(1)) * _SECONDS_PER_UNIT[match.group(2) or "s"]
 
 
+def smoothing(text: str | None) -> float | None:
+    """``--smooth``: None (not given) keeps the plots' default smoothing, "0" draws goodput as
+    sampled, a duration is the trailing mean's length in seconds."""
+    if text is None:
+        return None
+    if re.fullmatch(r"\s*0+(\.0*)?\s*(ns|us|ms|s|min|h)?\s*", text):
+        return 0.0
+    return seconds("--smooth", text)
+
+
+def add_links(parser: argparse.ArgumentParser, prefix: str = "") -> None:
+    parser.add_argument("--links", metavar="NAME,NAME", help=f"{prefix}the links whose queues and capacities the figures "
+                        "draw, by name as in the links table (default: every congested link)")
+
+
+def links(text: str | None, table: Any) -> list[str] | None:
+    """``--links``: the link names, each checked against the run's (or sweep's) links table, so a
+    misspelt name is an error naming the option and the links there are."""
+    if text is None:
+        return None
+    from tcplab.scenario import _error
+
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    known = list(dict.fromkeys(table["link"]))
+    unknown = [name for name in names if name not in known]
+    if not names or unknown:
+        what = f"no link named {', '.join(repr(n) for n in unknown)}" if unknown else f"'{text}' names no link"
+        raise _error("--links", f"{what}; the links are {', '.join(known)}")
+    return names
+
+
 def duration_override(args: argparse.Namespace) -> dict[str, Any]:
     """``{"simulation.duration": ...}`` from ``-t/--duration``, checked here so an error names the option."""
     text = getattr(args, "duration", None)

@@ -3,9 +3,12 @@
 Everything is inside the file: figures are PNGs in base64 data URLs, the style is inline, and
 there is no script, so it opens anywhere, offline, and can be mailed as is. A sweep's report
 holds the scenario and the varied parameters, per-point tables of means with 95% confidence
-intervals, each metric against each parameter, a Pantheon-style throughput vs delay scatter per
-algorithm, and the time series of one run; a run's report holds its tables, the scatter and its
-time series.
+intervals (clipped to each metric's domain, with the number of runs), each metric against each
+parameter, a Pantheon-style throughput vs delay scatter per algorithm, and the time series of
+one run (of one run per algorithm when the sweep varies ``algorithm``, as ``tcplab compare``
+does); a run's report holds its tables, the scatter and its time series. Links shown are the
+congested ones and those a sweep varies, or those ``links`` names; every image has alt text
+saying what it shows.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import base64
 import html
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +25,19 @@ import pandas as pd
 import pyarrow.parquet as pq
 import tomli_w
 
-from tcplab import output_folder, plots, report_figures
+from tcplab import cli_options, output_folder, plots, report_figures
 from tcplab._core import ScenarioError
+from tcplab.report_tables import few_runs_note, flow_view, html_table, link_view, pivot
 from tcplab.result import Result
+from tcplab.scenario import links_named_by
 from tcplab.sweeps.result import SweepResult
 from tcplab.sweeps.store import MANIFEST
 
 RUN_TABLES = ("flows", "links", "timeseries", "queues", "events")
-FLOW_METRICS = ["goodput_bps", "rtt_p95_ms", "retransmitted_segments", "timeouts"]
+FLOW_METRICS = ["goodput_bps", "rtt_p95_ms", "retransmitted_segments", "timeouts", "completion_time_s"]
 LINK_METRICS = ["utilization", "queue_delay_p95_ms", "queue_drops"]
+# The parameter ``tcplab compare`` varies (``sweeps.plan.compare_plan``).
+ALGORITHM_LABEL = "algorithm"
 
 _STYLE = """
 body { font-family: sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
@@ -39,7 +47,7 @@ th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f0f3f8; } td.text { text-align: left; }
 pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
 img { max-width: 100%; display: block; margin: 0.5em 0 1.5em; }
-.failure { color: #a00; }
+.failure { color: #a00; } .note { color: #555; font-size: 0.9em; }
 """
 
 
@@ -47,19 +55,27 @@ def _error(key: str, message: str) -> ScenarioError:
     return ScenarioError(f"{key}: {message}", key, message)
 
 
-def write_report(directory: str | Path, out: str | Path | None = None, run: str | None = None) -> Path:
+def write_report(directory: str | Path, out: str | Path | None = None, run: str | None = None,
+                 links: str | Sequence[str] | None = None) -> Path:
     """Writes the report of the run or sweep in ``directory``; returns the HTML file's path.
 
     ``run`` ("POINT:RUN") chooses the sweep run whose time series is shown (default: the first
-    finished one).
+    finished one; with an ``algorithm`` parameter, the first of each algorithm). ``links``
+    ("NAME,NAME" or a list of names) chooses the links whose tables, queues and capacities are
+    shown (default: the congested ones and those the sweep varies).
     """
     directory = Path(directory)
+    if links is not None and not isinstance(links, str):
+        links = ",".join(links)
     if (directory / MANIFEST).is_file():
-        body, title = _sweep_sections(SweepResult(directory), run)
+        sweep = SweepResult(directory)
+        names = cli_options.links(links, sweep.links) if links is not None and not sweep.links.empty else None
+        body, title = _sweep_sections(sweep, run, names)
     elif (directory / "flows.parquet").is_file():
         if run is not None:
             raise _error("--run", "chooses a run of a sweep; this directory holds a single run")
-        body, title = _run_sections(_load_run(directory))
+        result = _load_run(directory)
+        body, title = _run_sections(result, cli_options.links(links, result.links))
     else:
         raise _error("DIR", f"'{directory}' is neither a run nor a sweep directory (no flows.parquet, no {MANIFEST})")
     path = Path(out) if out is not None else directory / "report.html"
@@ -87,7 +103,12 @@ def _load_run(directory: Path) -> Result:
     return Result(summary=summary, scenario_toml=scenario, **tables)
 
 
-def _run_sections(result: Result) -> tuple[str, str]:
+_SCATTER_ALT = ("Throughput against delay: each TCP flow of each run as a point at its 95th-percentile RTT "
+                "(better to the right) and goodput, one colour per algorithm, with each algorithm's one-standard-"
+                "deviation ellipse")
+
+
+def _run_sections(result: Result, names: list[str] | None) -> tuple[str, str]:
     summary = result.summary
     name = summary.get("scenario") or "run"
     on_linux = summary.get("backend") == "linux"
@@ -104,12 +125,13 @@ def _run_sections(result: Result) -> tuple[str, str]:
         facts = f"on {summary.get('engine', 'ns-2')} (the scenario as a TCL script), " + facts
     elif summary.get("backend") == "ns3":
         facts = f"on {summary.get('engine', 'ns-3')} (the scenario as an ns-3 program), " + facts
+    shown = plots.shown_links(result, names)
     parts = [
         f"<p>{html.escape(facts)}; Jain's fairness index {summary.get('jain_fairness', float('nan')):.3f}.</p>",
-        "<h2>Flows</h2>" + _table(_flow_view(result.flows)),
-        "<h2>Busiest links</h2>" + _table(_link_view(result.links.sort_values("utilization", ascending=False).head(4))),
-        "<h2>Throughput and delay</h2>" + _image(report_figures.throughput_delay_scatter(result.flows)),
-        "<h2>Over time</h2>" + _image(plots.overview(result)),
+        "<h2>Flows</h2>" + html_table(flow_view(result.flows)),
+        f"<h2>{_links_heading(names)}</h2>" + html_table(link_view(shown, result.trace_capacity())),
+        "<h2>Throughput and delay</h2>" + _image(report_figures.throughput_delay_scatter(result.flows), _SCATTER_ALT),
+        "<h2>Over time</h2>" + _image(plots.overview(result, links=names), plots.describe_overview(result, links=names)),
         "<h2>Scenario</h2><pre>" + html.escape(result.scenario_toml) + "</pre>",
     ]
     return "\n".join(parts), f"tcplab report: {name}"
@@ -118,7 +140,7 @@ def _run_sections(result: Result) -> tuple[str, str]:
 # ----- a sweep -----
 
 
-def _sweep_sections(sweep: SweepResult, chosen: str | None) -> tuple[str, str]:
+def _sweep_sections(sweep: SweepResult, chosen: str | None, names: list[str] | None) -> tuple[str, str]:
     manifest = sweep.manifest
     plan = manifest["plan"]
     name = plan["scenario"].get("name") or "sweep"
@@ -126,14 +148,19 @@ def _sweep_sections(sweep: SweepResult, chosen: str | None) -> tuple[str, str]:
     if sweep.runs.empty:
         parts.append("<p class=\"failure\">No run of this sweep has finished yet: there is nothing to summarise.</p>")
     else:
-        parts.append(_sweep_tables(sweep))
-        parts.append(_sweep_figures(sweep))
-        parts.append("<h2>Throughput and delay</h2>" + _image(report_figures.throughput_delay_scatter(sweep.flows)))
-        point, run = _chosen_run(sweep, chosen)
-        values = manifest["points"][point]["values"]
-        described = ", ".join(f"{k} = {v}" for k, v in values.items()) or "the scenario"
-        parts.append(f"<h2>Over time: point {point} ({html.escape(described)}), run {run}</h2>")
-        parts.append(_image(plots.overview(_run_of_sweep(sweep, point, run))))
+        varied = links_named_by(plan["scenario"], [key for p in plan["parameters"] for key in p["keys"]])
+        entities = _sweep_links(sweep, names, varied)
+        aggregate = report_figures.with_flow_labels(sweep.aggregate, sweep.flows, sweep.labels)
+        parts.append(_sweep_tables(sweep, aggregate, entities, names))
+        parts.append(_sweep_figures(sweep, aggregate, entities))
+        parts.append("<h2>Throughput and delay</h2>" + _image(report_figures.throughput_delay_scatter(sweep.flows), _SCATTER_ALT))
+        for point, run in _shown_runs(sweep, chosen):
+            values = manifest["points"][point]["values"]
+            described = ", ".join(f"{k} = {v}" for k, v in values.items()) or "the scenario"
+            result = _run_of_sweep(sweep, point, run)
+            parts.append(f"<h2>Over time: point {point} ({html.escape(described)}), run {run}</h2>")
+            parts.append(_image(plots.overview(result, links=names, varied=varied),
+                                plots.describe_overview(result, links=names, varied=varied)))
     parts.append("<h2>Scenario</h2><pre>" + html.escape(tomli_w.dumps(plan["scenario"])) + "</pre>")
     return "\n".join(parts), f"tcplab sweep report: {name}"
 
@@ -163,45 +190,50 @@ def _sweep_overview(sweep: SweepResult) -> str:
     return text
 
 
-def _sweep_tables(sweep: SweepResult) -> str:
-    aggregate = sweep.aggregate
+def _sweep_links(sweep: SweepResult, names: list[str] | None, varied: list[str]) -> list[str]:
+    """The link directions ("link direction", as the aggregate's entities) the tables and figures
+    show: those ``names`` chooses, or those congested in any run and those the sweep varies; of a
+    link with no congested direction, its busier one. The busiest direction when none is."""
+    links = sweep.links
+    congested = links[plots.congested(links)]
+    wanted = names or varied
+    if names:
+        congested = congested[congested["link"].isin(names)]
+    keys = set(zip(congested["link"], congested["direction"]))
+    for name in wanted:
+        of_link = links[links["link"] == name]
+        if not of_link.empty and not any(link == name for link, _ in keys):
+            keys.add((name, of_link.groupby("direction")["utilization"].mean().idxmax()))
+    if not keys:
+        busiest = links.groupby(["link", "direction"], sort=False)["utilization"].mean().idxmax()
+        keys.add(busiest)
+    in_table_order = links.drop_duplicates(["link", "direction"])
+    return [f"{link} {direction}" for link, direction in zip(in_table_order["link"], in_table_order["direction"])
+            if (link, direction) in keys]
+
+
+def _links_heading(names: list[str] | None) -> str:
+    return "Links chosen with --links" if names else "Congested links"
+
+
+def _sweep_tables(sweep: SweepResult, aggregate: pd.DataFrame, entities: list[str], names: list[str] | None) -> str:
     labels = sweep.labels
     flows = aggregate[(aggregate["table"] == "flows") & aggregate["metric"].isin(FLOW_METRICS)]
+    if sweep.flows["completion_time_s"].isna().all():
+        flows = flows[flows["metric"] != "completion_time_s"]
     links = aggregate[(aggregate["table"] == "links") & aggregate["metric"].isin(LINK_METRICS)]
-    links = links[links["entity"].isin(_busy_links(aggregate))]
+    links = links[links["entity"].isin(entities)]
+    heading = "mean over runs [95% confidence interval, clipped to the metric's domain]"
     return (
-        "<h2>Flows: mean over runs [95% confidence interval]</h2>" + _table(_pivot(flows, labels))
-        + "<h2>Busiest links: mean over runs [95% confidence interval]</h2>" + _table(_pivot(links, labels))
+        f"<h2>Flows: {heading}</h2>" + html_table(pivot(flows, labels)) + few_runs_note(flows)
+        + f"<h2>{_links_heading(names)}: {heading}</h2>" + html_table(pivot(links, labels)) + few_runs_note(links)
     )
 
 
-def _busy_links(aggregate: pd.DataFrame, count: int = 2) -> list[str]:
-    """The link directions with the highest mean utilization over the sweep."""
-    utilization = aggregate[(aggregate["table"] == "links") & (aggregate["metric"] == "utilization")]
-    return list(utilization.groupby("entity")["mean"].mean().sort_values(ascending=False).head(count).index)
-
-
-def _pivot(rows: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
-    """One row per point and entity, one column per metric: 'mean [low, high]' in the metric's unit."""
-    if rows.empty:
-        return pd.DataFrame()
-
-    def cell(row: pd.Series) -> str:
-        unit, scale = report_figures.METRICS[row["metric"]]
-        mean = row["mean"] * scale
-        if pd.isna(row["ci95_low"]):
-            return f"{mean:.3g}"
-        return f"{mean:.3g} [{row['ci95_low'] * scale:.3g}, {row['ci95_high'] * scale:.3g}]"
-
-    rows = rows.assign(cell=rows.apply(cell, axis=1), metric=rows["metric"].map(lambda m: report_figures.METRICS[m][0]))
-    table = rows.pivot_table(index=[*labels, "entity"], columns="metric", values="cell", aggfunc="first", sort=False)
-    return table.reset_index()
-
-
-def _sweep_figures(sweep: SweepResult) -> str:
-    aggregate, labels = sweep.aggregate, sweep.labels
+def _sweep_figures(sweep: SweepResult, aggregate: pd.DataFrame, entities: list[str]) -> str:
+    labels = sweep.labels
     order = {p["label"]: p["values"] for p in sweep.manifest["plan"]["parameters"]}
-    busy = _busy_links(aggregate, count=1)
+    flows = ", ".join(dict.fromkeys(aggregate.loc[aggregate["table"] == "flows", "entity"]))
     parts = []
     for parameter in labels:
         if len(order[parameter]) < 2:
@@ -211,11 +243,28 @@ def _sweep_figures(sweep: SweepResult) -> str:
         for table, metrics in [("flows", FLOW_METRICS[:2]), ("links", LINK_METRICS[:2])]:
             rows = aggregate[aggregate["table"] == table]
             if table == "links":
-                rows = rows[rows["entity"].isin(busy)]
+                rows = rows[rows["entity"].isin(entities)]
             for metric in metrics:
-                if (rows["metric"] == metric).any():
-                    parts.append(_image(report_figures.metric_against_parameter(rows, metric, parameter, order[parameter], others)))
+                if not (rows["metric"] == metric).any():
+                    continue
+                figure = report_figures.metric_against_parameter(rows, metric, parameter, order[parameter], others)
+                what = f"flows {flows}" if table == "flows" else "link directions " + ", ".join(entities)
+                alt = (f"{report_figures.METRICS[metric][0]} against {parameter} ({', '.join(map(str, order[parameter]))}): "
+                       f"mean over runs with 95% confidence bars, for {what}")
+                parts.append(_image(figure, alt))
     return "\n".join(parts)
+
+
+def _shown_runs(sweep: SweepResult, chosen: str | None) -> list[tuple[int, int]]:
+    """The runs whose time series the report shows: the chosen one; else, when the sweep varies
+    ``algorithm`` (``tcplab compare``), the first finished run of each algorithm, so each gets
+    its panel; else the first finished run."""
+    if chosen is not None or ALGORITHM_LABEL not in sweep.labels:
+        return [_chosen_run(sweep, chosen)]
+    shown: dict[Any, tuple[int, int]] = {}
+    for point, run in sorted(sweep.store.done()):
+        shown.setdefault(sweep.manifest["points"][point]["values"][ALGORITHM_LABEL], (point, run))
+    return list(shown.values())
 
 
 def _chosen_run(sweep: SweepResult, chosen: str | None) -> tuple[int, int]:
@@ -247,6 +296,9 @@ def _run_of_sweep(sweep: SweepResult, point: int, run: int) -> Result:
 
     summary: dict[str, Any] = rows_of(sweep.runs).iloc[0].to_dict()
     summary["run"] = run
+    # The run's scenario, so the plots find its trace links (a scenario-file sweep keeps none).
+    plan = sweep.store.plan
+    scenario = "" if plan.files else tomli_w.dumps(plan.scenario_for(values, run))
     return Result(
         summary=summary,
         flows=rows_of(sweep.flows),
@@ -254,48 +306,13 @@ def _run_of_sweep(sweep: SweepResult, point: int, run: int) -> Result:
         timeseries=rows_of(sweep.timeseries),
         queues=rows_of(sweep.queues),
         events=rows_of(sweep.events),
-        scenario_toml="",
+        scenario_toml=scenario,
     )
 
 
-# ----- HTML pieces -----
-
-
-def _flow_view(flows: pd.DataFrame) -> pd.DataFrame:
-    view = flows[["name", "cc", "protocol", "goodput_bps", "retransmitted_segments", "timeouts", "rtt_mean_ms", "rtt_p95_ms"]].copy()
-    view["goodput_bps"] = view["goodput_bps"] / 1e6
-    return view.rename(columns={"goodput_bps": "goodput (Mbit/s)", "rtt_mean_ms": "RTT mean (ms)", "rtt_p95_ms": "RTT p95 (ms)"})
-
-
-def _link_view(links: pd.DataFrame) -> pd.DataFrame:
-    view = links[["link", "direction", "buffer", "utilization", "queue_drops", "ecn_marks", "queue_delay_mean_ms", "queue_delay_p95_ms"]].copy()
-    view["utilization"] = view["utilization"] * 100
-    return view.rename(columns={"utilization": "utilization (%)", "queue_delay_mean_ms": "queue delay mean (ms)",
-                                "queue_delay_p95_ms": "queue delay p95 (ms)"})
-
-
-def _table(frame: pd.DataFrame) -> str:
-    """A plain HTML table; numbers to 4 significant digits, text left-aligned, everything escaped."""
-    if frame.empty:
-        return "<p>(no rows)</p>"
-    head = "".join(f"<th>{html.escape(str(column))}</th>" for column in frame.columns)
-    body = []
-    for row in frame.itertuples(index=False):
-        cells = []
-        for value in row:
-            if isinstance(value, float):
-                cells.append(f"<td>{'-' if value != value else f'{value:.4g}'}</td>")
-            elif isinstance(value, int):
-                cells.append(f"<td>{value}</td>")
-            else:
-                cells.append(f"<td class=\"text\">{html.escape(str(value))}</td>")
-        body.append(f"<tr>{''.join(cells)}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-
-def _image(figure) -> str:
+def _image(figure, alt: str) -> str:
+    """The figure as an inline PNG; ``alt`` says what it shows, for readers who cannot see it."""
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=90)
     encoded = base64.b64encode(buffer.getvalue()).decode("ascii")
-    title = figure.axes[0].get_title() if figure.axes else "figure"
-    return f"<img alt=\"{html.escape(title)}\" src=\"data:image/png;base64,{encoded}\">"
+    return f"<img alt=\"{html.escape(alt)}\" src=\"data:image/png;base64,{encoded}\">"

@@ -70,6 +70,7 @@ class Result:
         self._frames: dict[str, pd.DataFrame] = dict(tables)
         self._columns: dict[str, dict[str, Any]] = {}
         self.captures: dict[str, bytes] = {}
+        self._trace_capacity: dict[tuple[str, str], dict[str, Any]] | None = None
 
     def __repr__(self) -> str:
         return f"Result(scenario={self.summary.get('scenario')!r}, flows={self.row_count('flows')})"
@@ -152,18 +153,52 @@ class Result:
 
         return arrow_table(self._columns.get(name, {}))
 
-    def plot(self, path: str | Path | None = None, smooth_s: float | None = None):
-        """An overview figure (cwnd, RTT, throughput, queue over time); saved when ``path`` is given.
+    def plot(self, path: str | Path | None = None, smooth_s: float | None = None, links: list[str] | None = None):
+        """An overview figure (cwnd, RTT, goodput, and the queue of each congested link over
+        time); saved when ``path`` is given.
 
-        ``smooth_s``: goodput as a trailing mean over that many seconds.
+        ``smooth_s``: goodput as a trailing mean over that many seconds (default max(1 s, 10
+        samples); 0: as sampled). ``links``: the links whose queues and capacities are drawn,
+        by name (default: the congested ones).
         """
         from tcplab import plots
 
-        figure = plots.overview(self, smooth_s)
+        figure = plots.overview(self, smooth_s, links)
         if path is not None:
             _writable_folder(Path(path).parent, "path")
             figure.savefig(path, dpi=110)
         return figure
+
+    def trace_capacity(self) -> dict[tuple[str, str], dict[str, Any]]:
+        """(link, direction) -> the capacity of each link direction that delivers at a trace's
+        times: ``mean_mbit_s`` over the run and ``starts_s``/``mbit_s`` in 100 ms bins, all None
+        for a generated trace only the simulator can redraw (``traces.trace_opportunities``).
+        Read from the scenario as it ran; empty when the result has no scenario."""
+        if self._trace_capacity is None:
+            self._trace_capacity = self._read_trace_capacity()
+        return self._trace_capacity
+
+    def _read_trace_capacity(self) -> dict[tuple[str, str], dict[str, Any]]:
+        import tomllib
+
+        from tcplab import traces
+
+        found = traces.link_traces(tomllib.loads(self.scenario_toml))
+        if not found:
+            return {}
+        rows = [(row["link"], row["direction"]) for row in self.records("links")]
+        duration = float(self.summary.get("simulated_seconds") or 0.0)
+        capacity = {}
+        for key, trace in found.items():
+            channel = rows.index(key) if key in rows else -1
+            times = traces.trace_opportunities(trace, duration, int(self.summary.get("seed", 0)), int(self.summary.get("run", 0)), channel)
+            if times is None or duration <= 0:
+                capacity[key] = {"mean_mbit_s": None, "starts_s": None, "mbit_s": None}
+                continue
+            starts, rates = traces.capacity_series(times)
+            mean = len(times) * traces.OPPORTUNITY_BYTES * 8 / duration / 1e6
+            capacity[key] = {"mean_mbit_s": mean, "starts_s": starts, "mbit_s": rates}
+        return capacity
 
     def bottleneck(self) -> pd.Series:
         """The link direction that dropped or queued the most: where the congestion was. A

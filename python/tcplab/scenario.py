@@ -91,6 +91,30 @@ def _resolve_trace_files(scenario: dict[str, Any], directory: Path) -> None:
                 trace["file"] = str((directory / trace["file"]).resolve())
 
 
+def core_links(scenario: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any]]]:
+    """(key, name, table) of each core link of a scenario's topology, named as the links table
+    names it: the dumbbell's ``bottleneck``; a chain's hops ``r0-r1`` ... (``topology.hops.0`` ...)
+    and a custom topology's ``link0`` ... (``topology.links.0`` ...) unless named. One ``hops``
+    table for every hop of a chain is the key ``topology.hops`` for each."""
+    topology = scenario.get("topology")
+    if not isinstance(topology, Mapping):
+        return []
+    kind = topology.get("kind")
+    if kind == "dumbbell":
+        return [("topology.bottleneck", "bottleneck", topology.get("bottleneck") or {})]
+    if kind == "chain":
+        hops = topology.get("hops", [])
+        if isinstance(hops, Mapping):
+            return [("topology.hops", hops.get("name") or f"r{i}-r{i + 1}", hops) for i in range(int(topology.get("routers", 2)) - 1)]
+        return [(f"topology.hops.{i}", hop.get("name") or f"r{i}-r{i + 1}", hop) for i, hop in enumerate(hops)]
+    return [(f"topology.links.{i}", link.get("name") or f"link{i}", link) for i, link in enumerate(topology.get("links", []))]
+
+
+def links_named_by(scenario: Mapping[str, Any], keys: list[str] | tuple[str, ...]) -> list[str]:
+    """The core links whose settings the keys change: ``topology.hops.1.buffer`` names hop 1's link."""
+    return [name for key, name, _ in core_links(scenario) if any(k == key or k.startswith(key + ".") for k in keys)]
+
+
 def _read_file(path: Path) -> str:
     if path.is_dir():
         raise _error("", f"'{path}' is a directory, not a scenario file")

@@ -71,3 +71,52 @@ def plot_capacity(times_ns: Sequence[int], path: str | Path, title: str = "gener
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return Path(path)
+
+
+def link_traces(scenario: Mapping[str, Any]) -> dict[tuple[str, str], Mapping[str, Any]]:
+    """(link, direction) -> its ``trace`` table, for every core link direction of a resolved
+    scenario that delivers at a trace's times."""
+    from tcplab.scenario import core_links
+
+    found = {}
+    for _, name, link in core_links(scenario):
+        for direction in ("forward", "reverse"):
+            trace = (link.get(direction) or {}).get("trace")
+            if trace:
+                found[(name, direction)] = trace
+    return found
+
+
+def trace_opportunities(trace: Mapping[str, Any], duration_s: float, seed: int, run: int, channel: int):
+    """The opportunity times (ns, a NumPy array) a link direction's trace offers over ``duration_s``, repeated
+    with the last line's time as the period, as the simulator repeats it. ``channel`` is the
+    direction's row in the links table: a generated trace comes from that channel's own random
+    stream, and ``generate_cellular`` draws channel 0's (the dumbbell's bottleneck forward, where
+    cellular scenarios put it), so any other generated trace is None: only the simulator has it."""
+    if "file" in trace:
+        once = read_mahimahi(trace["file"])
+    elif "cellular" in trace and channel == 0:
+        once = generate_cellular(trace["cellular"], seed=seed, run=run)
+    else:
+        return None
+    import numpy as np
+
+    once_ns = np.asarray(once, dtype=np.int64)
+    end = int(round(duration_s * 1e9))
+    period = int(once_ns[-1]) if len(once_ns) else 0
+    repeats = -(-end // period) if period > 0 else 1
+    times = (once_ns[None, :] + period * np.arange(repeats, dtype=np.int64)[:, None]).ravel()
+    return times[times < end]
+
+
+def describe_capacity(link: Mapping[str, Any], capacities: Mapping[tuple[str, str], Mapping[str, Any]]) -> str:
+    """A link direction's capacity for a table: its rate ("50 Mbit/s"), or for a trace link the
+    trace's mean over the run ("trace (mean 221 Mbit/s)"; "trace (generated)" when only the
+    simulator can redraw it), since its rate only sizes BDP buffers. ``capacities``:
+    ``Result.trace_capacity()``."""
+    trace = capacities.get((link["link"], link["direction"]))
+    if trace is None:
+        return f"{link['rate_bps'] / 1e6:g} Mbit/s"
+    if trace["mean_mbit_s"] is None:
+        return "trace (generated)"
+    return f"trace (mean {trace['mean_mbit_s']:.3g} Mbit/s)"

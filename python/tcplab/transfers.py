@@ -1,11 +1,14 @@
-"""Transfers of restarting flows (``restart = true``): one row per completed transfer, from the
-``transfer_start`` and ``transfer_complete`` events the simulator reports."""
+"""Finite transfers: how a flow's transfer ended (its completion time, or how much of it arrived),
+and the transfers of restarting flows (``restart = true``): one row per completed transfer, from
+the ``transfer_start`` and ``transfer_complete`` events the simulator reports."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported where it is used: a run's summary needs none
+    import pandas as pd
 
 COLUMNS = ["flow_id", "name", "start_s", "end_s", "duration_s"]
 
@@ -14,6 +17,8 @@ def transfer_times(events: pd.DataFrame, keys: Sequence[str] = ()) -> pd.DataFra
     """Completed transfers per flow (and per ``keys``, e.g. a sweep's labels and run): when each
     started, when its last byte reached the receiver, and how long that took. A flow's transfers
     run one after another, so its n-th completion belongs to its n-th start."""
+    import pandas as pd
+
     group = [*keys, "flow_id", "name"]
     if events.empty or "event" not in events:
         return pd.DataFrame(columns=[*keys, *COLUMNS])
@@ -27,3 +32,15 @@ def transfer_times(events: pd.DataFrame, keys: Sequence[str] = ()) -> pd.DataFra
     joined = joined.rename(columns={"time_s_start": "start_s", "time_s_end": "end_s"})
     joined["duration_s"] = joined["end_s"] - joined["start_s"]
     return joined[[*keys, *COLUMNS]].reset_index(drop=True)
+
+
+def completion(flow: Mapping[str, Any]) -> str:
+    """How a flow's finite transfer ended: its completion time ("1.234 s") or how much of it
+    arrived by the end of the run ("incomplete (45% delivered)"); "-" for an unlimited flow."""
+    size = flow.get("size_bytes")
+    if size is None or size != size:
+        return "-"
+    done = flow.get("completion_time_s")
+    if done is not None and done == done:
+        return f"{done:.3f} s"
+    return f"incomplete ({flow['bytes_delivered'] / size:.0%} delivered)"

@@ -4,6 +4,12 @@ deviation and 95% confidence interval of every metric.
 The interval is Student's t interval for the mean, mean +- t(0.975, n - 1) * s / sqrt(n), with s
 the sample standard deviation (n - 1 in the denominator): runs are few, so the normal quantile
 1.96 would be too narrow. With one run the deviation and the interval are NaN.
+
+The interval is then clipped to the metric's domain: every metric of the tables is a count, a
+rate, a size, a time or a fraction, so none is below 0, and fractions (``FRACTIONS``) are at most
+1. With 2 or 3 runs t is 12.7 or 4.3 and the bare interval reaches negative goodputs and
+utilizations above 100%, which no run could show. ``n`` stays beside it: an interval from fewer
+than ``FEW_RUNS`` runs is wide and rests on the runs being normal, and reports say so.
 """
 
 from __future__ import annotations
@@ -16,6 +22,10 @@ import pandas as pd
 # Columns that identify a flow or a link rather than measure it.
 _FLOW_IDENTITY = ["flow_id", "name", "protocol", "cc", "source", "destination", "start_s", "base_rtt_ms", "packet_payload_bytes", "size_bytes"]
 _LINK_IDENTITY = ["link", "direction", "from", "to", "rate_bps", "delay_ms", "buffer"]
+# Metrics that are fractions of a whole, in [0, 1].
+FRACTIONS = frozenset({"utilization", "loss_ratio", "jain_fairness"})
+# Fewer runs than this and reports add a note to their intervals.
+FEW_RUNS = 5
 
 
 def aggregate(flows: pd.DataFrame, links: pd.DataFrame, labels: Sequence[str]) -> pd.DataFrame:
@@ -46,8 +56,9 @@ def _summarise(frame: pd.DataFrame, labels: list[str], entity_keys: list[str], i
     grouped = long.groupby(keys + ["metric"], sort=False, dropna=False)["value"]
     summary = grouped.agg(n="count", mean="mean", std="std").reset_index()
     half_width = _t_quantile(summary["n"]) * summary["std"] / np.sqrt(summary["n"])
-    summary["ci95_low"] = summary["mean"] - half_width
-    summary["ci95_high"] = summary["mean"] + half_width
+    summary["ci95_low"] = (summary["mean"] - half_width).clip(lower=0.0)
+    upper = np.where(summary["metric"].isin(FRACTIONS), 1.0, np.inf)
+    summary["ci95_high"] = np.minimum(summary["mean"] + half_width, upper)
     summary.insert(0, "table", table)
     summary.insert(len(labels) + 1, "entity", [entity_of(tuple(row)) for row in summary[keys].itertuples(index=False)])
     return summary.drop(columns=[key for key in entity_keys if key != "flow_id"])
