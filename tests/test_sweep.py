@@ -64,6 +64,8 @@ def test_the_aggregate_has_mean_and_interval_over_runs(cli_sweep):
     assert (goodput["ci95_low"] <= goodput["mean"]).all() and (goodput["mean"] <= goodput["ci95_high"]).all()
     links = aggregate[(aggregate["table"] == "links") & (aggregate["metric"] == "utilization")]
     assert "bottleneck forward" in set(links["entity"])
+    # Flow ids stay whole numbers beside the links' missing ones.
+    assert str(aggregate["flow_id"].dtype) == "Int64" and set(goodput["flow_id"]) == {0, 1, 2}
 
 
 def test_the_interval_is_student_t_over_runs():

@@ -41,7 +41,11 @@ def aggregate(flows: pd.DataFrame, links: pd.DataFrame, labels: Sequence[str]) -
         parts.append(_summarise(links, list(labels), ["link", "direction"], _LINK_IDENTITY, "links", lambda k: f"{k[-2]} {k[-1]}"))
     if not parts:
         return pd.DataFrame(columns=["table", *labels, "entity", "flow_id", "metric", "n", "mean", "std", "ci95_low", "ci95_high"])
-    return pd.concat(parts, ignore_index=True)
+    table = pd.concat(parts, ignore_index=True)
+    # Links have no flow id: a nullable integer keeps the flows' ids whole instead of floats.
+    if "flow_id" in table:
+        table["flow_id"] = table["flow_id"].astype("Int64")
+    return table
 
 
 def _summarise(frame: pd.DataFrame, labels: list[str], entity_keys: list[str], identity: list[str], table: str, entity_of) -> pd.DataFrame:
