@@ -173,3 +173,17 @@ def test_the_readme_command_list_and_the_parser_name_the_same_commands():
     help_text = commands["reproduce"].format_help()
     for paper in PAPERS:
         assert paper in reproduce_line and paper in help_text, paper
+
+
+def test_the_summary_shows_udp_loss_and_jitter(quickstart, tmp_path, capsys):
+    import pandas as pd
+
+    out = tmp_path / "udp"
+    udp = '{protocol="udp",rate="20Mbps"}'
+    assert main(["run", str(quickstart), "-t", "3", "-s", f"flows.1={udp}", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "UDP flows" in printed and "jitter ms" in printed and "loss" in printed
+    flows = pd.read_parquet(out / "flows.parquet")
+    udp_row = flows[flows["protocol"] == "udp"].iloc[0]
+    # Queueing behind CUBIC changes the datagrams' delays, so the jitter is positive; TCP has none.
+    assert udp_row["jitter_ms"] > 0 and flows.loc[flows["protocol"] == "tcp", "jitter_ms"].isna().all()

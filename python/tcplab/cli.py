@@ -320,7 +320,8 @@ def _print_summary(result, wall_seconds: float) -> None:
             f"{wall_seconds:.2f} s (seed {s['seed']}, run {s['run']}, {s['events']:,} events); "
             f"Jain's fairness {s['jain_fairness']:.3f}"
         )
-    flow_rows = result.records("flows")
+    all_rows = result.records("flows")
+    flow_rows = [row for row in all_rows if row["protocol"] == "tcp"]
     flows = Table(title="flows", title_justify="left")
     # Names keep their full width; when the terminal is narrow the numeric columns' headers wrap.
     flows.add_column("flow", min_width=max((len(r["name"]) for r in flow_rows), default=4), no_wrap=True)
@@ -333,7 +334,9 @@ def _print_summary(result, wall_seconds: float) -> None:
             _fmt(row["timeouts"], "{:.0f}"), _fmt(row["fast_recoveries"], "{:.0f}"), _fmt(row["rtt_mean_ms"]),
             _fmt(row["rtt_p95_ms"]), completion(row),
         )
-    console.print(flows)
+    if flow_rows:
+        console.print(flows)
+    _print_udp_summary(console, [row for row in all_rows if row["protocol"] == "udp"])
     links = Table(title="busiest links", title_justify="left")
     # Stable sort, as pandas' sort_values: ties keep the table's order.
     busiest = sorted(result.records("links"), key=lambda r: (r["utilization"], r["queue_drops"]), reverse=True)[:4]
@@ -348,6 +351,23 @@ def _print_summary(result, wall_seconds: float) -> None:
             _fmt(row["queue_delay_mean_ms"]), _fmt(row["queue_delay_p95_ms"]),
         )
     console.print(links)
+
+
+def _print_udp_summary(console, rows: list[dict]) -> None:
+    """UDP flows as iperf3 reports them: what arrived, what was lost, and the jitter."""
+    from rich.table import Table
+
+    if not rows:
+        return
+    table = Table(title="UDP flows", title_justify="left")
+    table.add_column("flow", min_width=max(len(r["name"]) for r in rows), no_wrap=True)
+    for column in ["goodput Mb/s", "sent", "lost", "loss", "jitter ms", "one-way p95 ms"]:
+        table.add_column(column, justify="right", overflow="fold")
+    for row in rows:
+        table.add_row(row["name"], f"{row['goodput_bps'] / 1e6:.2f}", str(row["packets_sent"]), str(row["packets_lost"]),
+                      _fmt(row["loss_ratio"] * 100, "{:.2f}%"), _fmt(row["jitter_ms"], "{:.3f}"),
+                      _fmt(row["one_way_delay_p95_ms"]))
+    console.print(table)
 
 
 def _console(piped_width: int):

@@ -42,6 +42,8 @@ pub struct FlowRow {
     pub one_way_delay_mean_ms: f64,
     pub one_way_delay_p50_ms: f64,
     pub one_way_delay_p95_ms: f64,
+    /// UDP: RFC 3550 interarrival jitter; NaN for TCP.
+    pub jitter_ms: f64,
 }
 
 /// The flows table, rows ordered by flow id.
@@ -84,5 +86,6 @@ pub fn flow_table(mut rows: Vec<FlowRow>) -> Table {
     t.push("one_way_delay_mean_ms", f64s(|r| r.one_way_delay_mean_ms));
     t.push("one_way_delay_p50_ms", f64s(|r| r.one_way_delay_p50_ms));
     t.push("one_way_delay_p95_ms", f64s(|r| r.one_way_delay_p95_ms));
+    t.push("jitter_ms", f64s(|r| r.jitter_ms));
     t
 }

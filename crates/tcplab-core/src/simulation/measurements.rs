@@ -233,6 +233,7 @@ impl Simulation {
             one_way_delay_mean_ms: f.stats.one_way_delay.mean_ms(),
             one_way_delay_p50_ms,
             one_way_delay_p95_ms,
+            jitter_ms: f.stats.jitter_ms(),
             ..self.identity_row(f.id, &f.name, "udp", "", (f.source, f.sink), f.app.start, f.base_rtt)
         }
     }
@@ -284,6 +285,7 @@ impl Simulation {
             one_way_delay_mean_ms: f64::NAN,
             one_way_delay_p50_ms: f64::NAN,
             one_way_delay_p95_ms: f64::NAN,
+            jitter_ms: f64::NAN,
         }
     }
 }

@@ -30,6 +30,11 @@ pub struct UdpStats {
     pub received_bytes: u64,
     /// One-way delays of received datagrams.
     pub one_way_delay: DelayHistogram,
+    /// Interarrival jitter (RFC 3550 section 6.4.1, as iperf3 reports it): a running mean, gain
+    /// 1/16, of the change in one-way delay between consecutive datagrams; nanoseconds.
+    pub jitter_ns: f64,
+    /// The previous datagram's one-way delay, for the next jitter step.
+    last_transit: Option<SimTime>,
 }
 
 impl UdpStats {
@@ -41,6 +46,38 @@ impl UdpStats {
     pub fn record_received(&mut self, datagram: &Packet, now: SimTime) {
         self.received_packets += 1;
         self.received_bytes += datagram.payload_bytes as u64;
-        self.one_way_delay.record(now - datagram.sent_at);
+        let transit = now - datagram.sent_at;
+        self.one_way_delay.record(transit);
+        if let Some(previous) = self.last_transit.replace(transit) {
+            self.jitter_ns += (transit.abs_diff(previous) as f64 - self.jitter_ns) / 16.0;
+        }
+    }
+
+    /// The jitter in milliseconds; NaN before two datagrams have arrived.
+    pub fn jitter_ms(&self) -> f64 {
+        if self.received_packets < 2 {
+            f64::NAN
+        } else {
+            self.jitter_ns / 1e6
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jitter_is_rfc_3550s_running_mean_of_delay_changes() {
+        // Transit times 10, 14, 12 ms: changes 4 and 2 ms. J = 4/16 = 0.25 ms, then
+        // J = 0.25 + (2 - 0.25)/16 = 0.359375 ms.
+        let mut stats = UdpStats::default();
+        assert!(stats.jitter_ms().is_nan());
+        for (sent, transit_ms) in [(0, 10), (100, 14), (200, 12)] {
+            let sent_at = sent * 1_000_000;
+            let packet = Packet { sent_at, payload_bytes: 100, ..Packet::default() };
+            stats.record_received(&packet, sent_at + transit_ms * 1_000_000);
+        }
+        assert!((stats.jitter_ms() - 0.359375).abs() < 1e-12, "{}", stats.jitter_ms());
     }
 }

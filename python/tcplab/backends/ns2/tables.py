@@ -126,7 +126,7 @@ def _flow_row(flow: dict[str, Any], rows: list, parsed: dict[str, Any], nodes: l
             "packets_lost": max(sent - int(rows[-1][1][1]), 0) if rows else 0,
             "loss_ratio": (max(sent - int(rows[-1][1][1]), 0) / sent) if rows and sent else NAN,
         })
-    row.update({"one_way_delay_mean_ms": NAN, "one_way_delay_p50_ms": NAN, "one_way_delay_p95_ms": NAN})
+    row.update({"one_way_delay_mean_ms": NAN, "one_way_delay_p50_ms": NAN, "one_way_delay_p95_ms": NAN, "jitter_ms": NAN})
     return row
 
 

@@ -114,7 +114,7 @@ def _flow_row(flow: dict[str, Any], rows: list, parsed: dict[str, Any], nodes: l
             "rtt_min_ms": NAN, "rtt_p50_ms": NAN, "rtt_p95_ms": NAN, "rtt_p99_ms": NAN, "completion_time_s": NAN,
             "duplicate_bytes": 0, "packets_lost": lost, "loss_ratio": lost / sent if sent else NAN,
         })
-    row.update({"one_way_delay_mean_ms": NAN, "one_way_delay_p50_ms": NAN, "one_way_delay_p95_ms": NAN})
+    row.update({"one_way_delay_mean_ms": NAN, "one_way_delay_p50_ms": NAN, "one_way_delay_p95_ms": NAN, "jitter_ms": NAN})
     return row
 
 
