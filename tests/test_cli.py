@@ -30,6 +30,9 @@ def test_a_rerun_into_a_used_folder_leaves_none_of_the_earlier_runs_outputs(quic
     out = tmp_path / "used"
     assert main(["run", str(quickstart), "--set", "simulation.duration=1s", "--plots", "--csv", "--quiet", "--out", str(out)]) == 0
     assert main(["report", str(out)]) == 0
+    # A report may go anywhere; missing folders are created.
+    assert main(["report", str(out), "--out", str(tmp_path / "elsewhere" / "deep" / "r.html")]) == 0
+    assert (tmp_path / "elsewhere" / "deep" / "r.html").stat().st_size > 1000
     (out / "notes.txt").write_text("mine")
     assert {"overview.png", "flows.csv", "report.html"} <= {p.name for p in out.iterdir()}
     # The second run writes no plots, no CSV and no report: nothing of the first may remain.

@@ -83,6 +83,7 @@ def write_report(directory: str | Path, out: str | Path | None = None, run: str 
         f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
         f"<style>{_STYLE}</style></head><body>\n<h1>{html.escape(title)}</h1>\n{body}\n</body></html>\n"
     )
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")
     output_folder.record(path.parent, [path])
     return path
