@@ -15,6 +15,9 @@ from tcplab.result import Result
 from tcplab.scenario import ScenarioWarning, apply_overrides, load_scenario, to_json
 
 BACKENDS = ("simulator", "linux", "ns2", "ns3")
+# Engines a sweep's runs go to, in parallel: the simulator and the two simulators whose runs are
+# independent processes. Linux runs share one kernel and pass in real time, so they are not swept.
+SWEEP_BACKENDS = ("simulator", "ns2", "ns3")
 # Shortcuts for the most common overrides; any other keyword uses "__" for the dots of a key.
 _SHORTCUTS = {"duration": "simulation.duration", "seed": "simulation.seed", "run_index": "simulation.run"}
 

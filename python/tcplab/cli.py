@@ -11,7 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from tcplab import __version__, cli_backends, cli_options
+from tcplab import __version__, _core, cli_backends, cli_options
+from tcplab.api import BACKENDS, SWEEP_BACKENDS
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 70
@@ -44,7 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true",
                      help="print a JSON summary (run, flows, links) on standard output and nothing else")
     run.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    run.add_argument("--backend", choices=["simulator", "linux", "ns2", "ns3"], default="simulator",
+    run.add_argument("--backend", choices=list(BACKENDS), default="simulator",
                      help="simulator (default); linux: kernel TCP between network namespaces, tcplab's link "
                      "emulator between them (root; takes the scenario's duration in real time); ns2: Debian's "
                      "ns-2.35 runs the scenario as a TCL script (docs/ns2-backend.md); ns3: ns-3 3.44 from the ns3 wheel "
@@ -114,7 +115,10 @@ def _add_sweep_parsers(commands) -> None:
     _add_execution_options(sweep)
     compare = commands.add_parser("compare", help="run a scenario once per algorithm on every TCP flow, and compare")
     compare.add_argument("scenario", help="scenario TOML file")
-    compare.add_argument("--cc", required=True, metavar="A,B,...", help="algorithms to compare, e.g. cubic,bbr,roccet")
+    names = ", ".join(algorithm["name"] for algorithm in _core.algorithms())
+    compare.add_argument("--cc", required=True, metavar="A,B,...",
+                         help=f"algorithms to compare, e.g. cubic,bbr,roccet; built in: {names} "
+                         "(tcplab algorithms NAME: its parameters)")
     compare.add_argument("--runs", type=int, default=1, help="runs per algorithm (default 1)")
     _add_execution_options(compare)
     report = commands.add_parser("report", help="write one self-contained HTML report of a run or a sweep directory")
@@ -131,7 +135,7 @@ def _add_execution_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scheduler", metavar="ADDRESS", help="use a running Dask scheduler, e.g. tcp://host:8786")
     cli_options.add_out(parser, "results directory (default: results/<scenario name>-<command>)")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    parser.add_argument("--backend", choices=["simulator", "ns2", "ns3"], default="simulator",
+    parser.add_argument("--backend", choices=list(SWEEP_BACKENDS), default="simulator",
                         help="where every run executes: tcplab's simulator (default), ns-2.35 or ns-3 3.44")
 
 

@@ -19,14 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tcplab.api import SWEEP_BACKENDS
 from tcplab.scenario import _error, apply_overrides, load_scenario, parse_override, to_json
 
 MAX_RUNS_PER_POINT = 10_000
 # The label of the parameter that several scenario files make.
 SCENARIO_LABEL = "scenario_file"
-# Engines a sweep's runs go to, in parallel: the simulator and the two simulators whose runs are
-# independent processes. Linux runs share one kernel and pass in real time, so they are not swept.
-SWEEP_BACKENDS = ("simulator", "ns2", "ns3")
 # Varied labels become columns beside the tables' own; these would clash with them.
 RESERVED_LABELS = {"run", "name", "description", "scenario"}
 
