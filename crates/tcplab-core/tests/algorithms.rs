@@ -704,19 +704,37 @@ fn yeah_holds_its_queue_near_alpha_where_cubic_fills_the_buffer() {
     assert_eq!(deep.flows.u64("fast_recoveries")[0], 0);
 }
 
+/// Mean forward bottleneck queue (packets) over samples in [from_s, to_s).
+fn mean_queue_between(results: &Results, from_s: f64, to_s: f64) -> f64 {
+    let q = &results.queue_series;
+    let rows: Vec<usize> = (0..q.rows())
+        .filter(|&i| {
+            let t = q.f64("time_s")[i];
+            q.text("link")[i] == "bottleneck" && q.text("direction")[i] == "forward" && (from_s..to_s).contains(&t)
+        })
+        .collect();
+    rows.iter().map(|&i| q.u64("queue_packets")[i] as f64).sum::<f64>() / rows.len() as f64
+}
+
 #[test]
 fn nv_holds_a_short_queue_where_cubic_fills_the_buffer() {
     // 100 Mbit/s, 12 ms base RTT (BDP 104 segments), a 10-BDP buffer. NV decreases once cwnd
     // exceeds the window the measured rate needs by pad = 10 segments.
-    let text = |cc: &str| dumbbell("100Mbps", "4ms", "10BDP", "", &format!("[[flows]]\ncc = \"{cc}\""), "20s");
+    let text = |cc: &str| dumbbell("100Mbps", "4ms", "10BDP", "", &format!("[[flows]]\ncc = \"{cc}\""), "40s");
     let nv = run(&text("nv"));
     let cubic = run(&text("cubic"));
-    let (n, c) = (mean_queue(&nv, 5.0), mean_queue(&cubic, 5.0));
+    let (early, late) = (mean_queue_between(&nv, 1.0, 7.0), mean_queue_between(&nv, 30.0, 40.0));
+    let c = mean_queue(&cubic, 5.0);
     let utilization = nv.links.f64("utilization")[bottleneck_row(&nv)];
-    eprintln!("nv: mean queue {n}, utilization {utilization}; cubic queue {c}");
-    // pad plus the segments one round's growth adds before the next decision (one per RTT, and
-    // decisions need 60 ACKs, two to three rounds here): about 15; allow twice pad.
-    assert!(n <= 20.0, "nv mean queue {n} segments");
+    eprintln!("nv: mean queue 1-7 s {early}, 30-40 s {late}, utilization {utilization}; cubic queue {c}");
+    // Until the first minimum-RTT replacement that sees the standing queue: pad plus the growth
+    // between decisions (60 ACKs, two to three rounds here), allowed pad / 2.
+    assert!(early <= 15.0, "nv mean queue {early} segments");
     assert!(c > 300.0, "cubic mean queue {c} segments");
     assert!(utilization > 0.9, "nv utilization {utilization}");
+    // Recorded finding (docs/algorithms/nv.md): the minimum RTT is replaced every 3.75 to 6.25 s
+    // by the smallest RTT of the last period, which includes NV's own standing queue of pad
+    // segments; the allowed window then rises by pad, and so does the queue, step after step
+    // (about 9 segments every 10 s here). By 30 s it has at least doubled, still far below CUBIC's.
+    assert!(late > 2.0 * early && late < 0.2 * c, "nv late mean queue {late} segments, early {early}");
 }
