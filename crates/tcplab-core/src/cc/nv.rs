@@ -370,7 +370,7 @@ impl CongestionControl for Nv {
 
     fn on_congestion_event(&mut self, event: &CongestionEvent) {
         let cwnd = self.window.cwnd as u64;
-        self.window.reduce((cwnd * self.config.loss_dec_factor as u64 >> 10) as u32, event.kind);
+        self.window.reduce(((cwnd * self.config.loss_dec_factor as u64) >> 10) as u32, event.kind);
         self.reset_pending = true;
         self.allow_growth = false;
         if event.kind == CongestionKind::Timeout {
