@@ -9,6 +9,9 @@ measurement that ties the gap to a named departure of ns-3's model (docs/ns3-bac
 - BBR in the simulator without its ACK-aggregation allowance (`extra_acked_gain = 0`), beside
   ns-3's BBR, whose allowance stays near one ACK's worth (departure 10).
 - BIC without fast convergence on both engines: the gap that remains without ns-3's W_max rule.
+- Illinois and YeAH: the window slow start leaves (its peak, the window at 5 s) and what happens
+  after (the window at 30 s, reductions after 5 s) on both engines, and YeAH in the simulator
+  with ns-3's slow-mode test (a huge `phi`: ns-3 computes 1 / phi in integers, 0).
 
     python scripts/ns3_departures.py [--quick]
 """
@@ -54,6 +57,30 @@ def window_summary(result) -> str:
             f"{(series['state'] == 'recovery').mean():.0%} of samples")
 
 
+def after_slow_start(result) -> str:
+    """Per flow: the largest cwnd in the first 5 s, cwnd at 5 s and at the end (KB), and the
+    reductions (samples whose ssthresh fell) after 5 s."""
+    parts = []
+    for flow_id, flow in result.timeseries.groupby("flow_id"):
+        early, late = flow[flow["time_s"] <= 5], flow[flow["time_s"] > 5]
+        ssthresh = late["ssthresh_bytes"].to_numpy()
+        falls = int(np.sum(np.isfinite(ssthresh[1:]) & (ssthresh[1:] < ssthresh[:-1])))
+        parts.append(f"flow {flow_id}: peak {early['cwnd_bytes'].max() / 1e3:.0f}, at 5 s "
+                     f"{early['cwnd_bytes'].iloc[-1] / 1e3:.0f}, end {flow['cwnd_bytes'].iloc[-1] / 1e3:.0f} KB, "
+                     f"{falls} reductions after 5 s")
+    return "; ".join(parts)
+
+
+def loss_delay_evidence(found: dict) -> None:
+    print("Illinois and YeAH after slow start:")
+    for name in ("illinois-1bdp", "illinois-8bdp", "yeah-8bdp"):
+        for backend in ("simulator", "ns3"):
+            result = run(found[name], backend=backend)
+            print(f"  {name:14} {backend:9} {summary(result)}\n      {after_slow_start(result)}")
+    mimic = with_params(found["yeah-8bdp"], phi=1000)
+    print(f"  yeah-8bdp, simulator with phi = 1000: {summary(run(mimic))}")
+
+
 def with_params(scenario: dict, **params) -> dict:
     changed = copy.deepcopy(scenario)
     for flow in changed["flows"]:
@@ -87,6 +114,8 @@ def main() -> int:
     no_convergence = with_params(found["bic-8bdp"], fast_convergence=False)
     for backend in ("simulator", "ns3"):
         print(f"  {backend:20} {summary(run(no_convergence, backend=backend))}")
+
+    loss_delay_evidence(found)
     return 0
 
 

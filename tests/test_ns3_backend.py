@@ -291,6 +291,9 @@ def test_an_on_off_writer_sends_what_it_kept_during_the_off_period():
 
 @pytest.mark.parametrize("change, message", [
     ('[[flows]]\ncc = "compound"\n', "flows[0].cc: 'compound' has no counterpart in ns-3 3.44"),
+    ('[[flows]]\ncc = "nv"\n', "flows[0].cc: 'nv' has no counterpart in ns-3 3.44"),
+    # TcpHtcp has no RTT scaling: H-TCP's default (Linux's use_rtt_scaling) cannot run there.
+    ('[[flows]]\ncc = "htcp"\n', "flows[0].params.rtt_scaling: true cannot run on ns-3"),
     ('[[flows]]\ncc = "cubic"\nparams = { cnt_before_loss_rule = "exactly" }\n',
      'flows[0].params.cnt_before_loss_rule: "exactly" cannot run on ns-3'),
     ('[[flows]]\ncc = "cubic"\ntcp = { rack = true }\n', "flows[0].tcp.rack: true cannot run on ns-3"),

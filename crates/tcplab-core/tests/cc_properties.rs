@@ -39,6 +39,21 @@ fn non_default_parameters_survive_too() {
         ("westwood", json!({"min_sample_window": "1ms"})),
         ("compound", json!({"alpha": 1.0, "k": 1.0, "gamma": 0.0, "gamma_auto_tuning": true, "low_window_rule": true})),
         ("compound", json!({"alpha": 1.0, "k": 1.0, "gamma": 10_000.0, "zeta": 0.0})),
+        ("htcp", json!({"delta_l": "0s", "rtt_scaling": false, "bandwidth_switch": false})),
+        (
+            "illinois",
+            json!({"alpha_min": 0.01, "alpha_max": 100.0, "beta_min": 0.0, "beta_max": 0.9, "win_thresh": 0, "theta": 1}),
+        ),
+        (
+            "yeah",
+            json!({"alpha": 1, "gamma": 1000, "delta": 1, "epsilon": 16, "phi": 1, "rho": 1, "zeta": 1, "scalable_ai_count": 1}),
+        ),
+        (
+            "nv",
+            json!({"pad": 1, "pad_buffer": 0, "reset_period": "1ms", "cong_dec_mult": 128, "rtt_factor": 0,
+                   "loss_dec_factor": 1, "cwnd_growth_rate_pos": 1, "dec_eval_min_calls": 0, "inc_eval_min_calls": 0,
+                   "ssthresh_eval_min_calls": 0, "rtt_min_cnt": 0}),
+        ),
     ];
     for (name, params) in variants {
         for seed in 0..6 {

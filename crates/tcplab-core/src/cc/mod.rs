@@ -13,8 +13,11 @@ pub mod cubic;
 pub mod external;
 pub mod harness;
 pub mod highspeed;
+pub mod htcp;
 pub mod hybla;
+pub mod illinois;
 pub mod newreno;
+pub mod nv;
 pub mod properties;
 pub mod reno;
 pub mod roccet;
@@ -26,6 +29,7 @@ pub mod vegas;
 pub mod veno;
 pub mod westwood;
 pub mod window;
+pub mod yeah;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -342,6 +346,10 @@ pub fn registry() -> &'static [Algorithm] {
         roccet::ALGORITHM,
         tcp_do::ALGORITHM,
         sdc::ALGORITHM,
+        htcp::ALGORITHM,
+        illinois::ALGORITHM,
+        yeah::ALGORITHM,
+        nv::ALGORITHM,
     ];
     REGISTRY
 }

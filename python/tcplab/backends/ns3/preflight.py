@@ -25,6 +25,7 @@ ALGORITHMS = {
     "newreno": "ns3::TcpNewReno", "reno": "ns3::TcpLinuxReno", "cubic": "ns3::TcpCubic", "bic": "ns3::TcpBic",
     "highspeed": "ns3::TcpHighSpeed", "hybla": "ns3::TcpHybla", "scalable": "ns3::TcpScalable",
     "vegas": "ns3::TcpVegas", "veno": "ns3::TcpVeno", "westwood": "ns3::TcpWestwoodPlus", "bbr": "ns3::TcpBbr",
+    "htcp": "ns3::TcpHtcp", "illinois": "ns3::TcpIllinois", "yeah": "ns3::TcpYeah",
     # TCP-RTA and TCP-do were written for ns-3 but never published: the engine's own
     # (engine/tcp-rta.cc, engine/tcp-do.cc).
     "rta": "tcplab::TcpRta", "tcp_do": "tcplab::TcpDo",
@@ -42,7 +43,8 @@ def _ns3_bool(value: Any) -> str:
 
 # tcplab parameter -> (ns-3 attribute, conversion to ns-3's text). Facts: tcp-cubic.cc:28-105,
 # tcp-bic.cc:22-59, tcp-hybla.cc:27-31, tcp-scalable.cc:37-46, tcp-vegas.cc:34-48,
-# tcp-veno.cc:34-38, tcp-bbr.cc:37-56 (ns-3.44).
+# tcp-veno.cc:34-38, tcp-bbr.cc:37-56, tcp-htcp.cc:34-48, tcp-illinois.cc:35-74, tcp-yeah.cc:33-72
+# (ns-3.44).
 ATTRIBUTES: dict[str, dict[str, tuple[str, Any]]] = {
     "cubic": {
         "beta": ("Beta", str), "c": ("C", str), "fast_convergence": ("FastConvergence", _ns3_bool),
@@ -59,6 +61,15 @@ ATTRIBUTES: dict[str, dict[str, tuple[str, Any]]] = {
     "scalable": {"ai_count": ("AIFactor", str), "md_shift": ("MDFactor", lambda shift: str(2.0 ** -int(shift)))},
     "vegas": {"alpha": ("Alpha", str), "beta": ("Beta", str), "gamma": ("Gamma", str)},
     "veno": {"beta": ("Beta", str)},
+    "htcp": {"delta_l": ("DeltaL", _nanoseconds_text)},
+    "illinois": {
+        "alpha_min": ("AlphaMin", str), "alpha_max": ("AlphaMax", str), "beta_min": ("BetaMin", str),
+        "beta_max": ("BetaMax", str), "win_thresh": ("WinThresh", str), "theta": ("Theta", str),
+    },
+    "yeah": {
+        "alpha": ("Alpha", str), "gamma": ("Gamma", str), "delta": ("Delta", str), "epsilon": ("Epsilon", str),
+        "phi": ("Phy", str), "rho": ("Rho", str), "zeta": ("Zeta", str), "scalable_ai_count": ("StcpAiFactor", str),
+    },
     "rta": {
         "upper_threshold": ("UpperThreshold", _nanoseconds_text), "lower_threshold": ("LowerThreshold", _nanoseconds_text),
         "rtt0": ("Rtt0", _nanoseconds_text), "slow_start_by_segments": ("SlowStartBySegments", _ns3_bool),
@@ -123,6 +134,17 @@ CONSTANTS: dict[str, dict[str, tuple[Any, str]]] = {
         "min_sample_window": (None, "TcpWestwoodPlus takes one sample per smoothed RTT, with no floor "
                                     "(tcp-westwood-plus.cc:96-101)"),
     },
+    "htcp": {
+        "freeze_when_not_cwnd_limited": (False, "TcpHtcp grows whether cwnd-limited or not (tcp-htcp.cc:104-116)"),
+        "rtt_scaling": (False, "TcpHtcp's alpha has no RTT scaling (tcp-htcp.cc:118-142)"),
+        "bandwidth_switch": (None, "TcpHtcp has its own throughput test instead: beta = RTTmin / RTTmax, unclamped, "
+                                   "only when the throughput rose since the last event by at most ThroughputRatio "
+                                   "in integer arithmetic (tcp-htcp.cc:145-161)"),
+    },
+    "illinois": {"freeze_when_not_cwnd_limited": (False, "TcpIllinois grows whether cwnd-limited or not "
+                                                         "(tcp-illinois.cc:172-211)")},
+    "yeah": {"freeze_when_not_cwnd_limited": (False, "TcpYeah grows whether cwnd-limited or not "
+                                                     "(tcp-yeah.cc:193-212)")},
     "rta": {
         "rho_from": (None, "ns-3 hands the algorithm one RTT, the smoothed one, so rho comes from it either way"),
     },
