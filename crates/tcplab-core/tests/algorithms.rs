@@ -603,3 +603,33 @@ fn tcp_rta_never_switches_on_a_constant_20ms_path() {
         assert!(switches.is_empty(), "{count} flows, {buffer}, {tcp}: {switches:?}");
     }
 }
+
+/// Two flows of `cc` (with `params`) on 50 Mbit/s, 2 x (20 + 1 + 1) ms = 44 ms base RTT, a
+/// 20-BDP buffer (about 3,700 packets); the run and its mean forward queue (packets) after 10 s.
+fn copa_path(cc: &str, params: &str) -> (Results, f64) {
+    let flows = format!("[[flows]]\ncc = \"{cc}\"\nparams = {{ {params} }}\ncount = 2");
+    let results = run(&dumbbell("50Mbps", "20ms", "20BDP", "", &flows, "40s"));
+    let queue = mean_queue(&results, 10.0);
+    (results, queue)
+}
+
+#[test]
+fn copa_keeps_the_queue_near_its_equilibrium_where_bbr_and_cubic_do_not() {
+    // Copa's equilibrium (paper §2.1): each flow keeps 1 / delta packets queued, so two flows at
+    // delta = 0.5 keep n / delta = 4 packets, 4 x 1500 B / 50 Mbit/s = 0.96 ms. The queue
+    // oscillates around it (each flow moves v / delta packets per RTT), so the mean is tested
+    // within a factor of two: 2 to 8 packets (0.48 to 1.92 ms). Measured: 4.96 packets (1.19 ms),
+    // utilization 0.963.
+    let (copa, copa_queue) = copa_path("copa", "");
+    let b = bottleneck_row(&copa);
+    assert!((2.0..=8.0).contains(&copa_queue), "Copa mean queue {copa_queue} packets");
+    assert!(copa.links.f64("utilization")[b] > 0.9);
+    // delta = 0.1: n / delta = 20 packets (4.8 ms); measured 24.0 (5.8 ms). The same factor of two.
+    let (_, small_delta_queue) = copa_path("copa", "delta = 0.1");
+    assert!((10.0..=40.0).contains(&small_delta_queue), "Copa delta 0.1 mean queue {small_delta_queue} packets");
+    // BBR keeps up to about one BDP in flight beyond the pipe (cwnd gain 2: 182 packets
+    // measured), CUBIC fills the buffer (3,073 packets): both far above Copa's.
+    let (_, bbr_queue) = copa_path("bbr", "");
+    let (_, cubic_queue) = copa_path("cubic", "");
+    assert!(bbr_queue > 10.0 * copa_queue && cubic_queue > 100.0 * copa_queue, "BBR {bbr_queue}, CUBIC {cubic_queue}");
+}

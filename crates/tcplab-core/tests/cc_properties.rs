@@ -39,6 +39,8 @@ fn non_default_parameters_survive_too() {
         ("westwood", json!({"min_sample_window": "1ms"})),
         ("compound", json!({"alpha": 1.0, "k": 1.0, "gamma": 0.0, "gamma_auto_tuning": true, "low_window_rule": true})),
         ("compound", json!({"alpha": 1.0, "k": 1.0, "gamma": 10_000.0, "zeta": 0.0})),
+        ("copa", json!({"delta": 0.001, "min_rtt_window": "1ms"})),
+        ("copa", json!({"delta": 10.0, "mode_switching": false})),
     ];
     for (name, params) in variants {
         for seed in 0..6 {

@@ -9,6 +9,7 @@
 pub mod bbr;
 pub mod bic;
 pub mod compound;
+pub mod copa;
 pub mod cubic;
 pub mod external;
 pub mod harness;
@@ -342,6 +343,7 @@ pub fn registry() -> &'static [Algorithm] {
         roccet::ALGORITHM,
         tcp_do::ALGORITHM,
         sdc::ALGORITHM,
+        copa::ALGORITHM,
     ];
     REGISTRY
 }
