@@ -135,10 +135,6 @@ impl WindowedExtreme {
     pub fn get(&self) -> Option<SimDuration> {
         self.samples.front().map(|&(_, v)| v)
     }
-
-    pub fn reset(&mut self) {
-        self.samples.clear();
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
