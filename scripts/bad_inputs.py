@@ -129,7 +129,7 @@ case("link-ecn-threshold-on-red", with_link('queue = "red", ecn_mark_threshold =
      "key:topology.bottleneck.ecn_mark_threshold")
 
 # ----- queue disciplines -----
-case("queue-unknown-kind", with_link('queue = "pie"'), "key:topology.bottleneck.queue")
+case("queue-unknown-kind", with_link('queue = "sfq"'), "key:topology.bottleneck.queue")
 case("queue-codel-interval-zero", with_link('queue = { kind = "codel", interval = "0s" }'),
      "key:topology.bottleneck.queue.interval")
 case("queue-codel-target-zero", with_link('queue = { kind = "codel", target = "0s" }'),

@@ -92,7 +92,7 @@ def main() -> None:
     for algorithm in tcplab.algorithms():
         algorithm_plot(algorithm["name"], algorithms_dir / f"{algorithm['name']}.png")
         print(f"docs/algorithms/img/{algorithm['name']}.png")
-    for kind in ["droptail", "red", "codel", "fq_codel"]:
+    for kind in ["droptail", "red", "codel", "fq_codel", "pie"]:
         queue_plot(kind, queues_dir / f"{kind}.png")
         print(f"docs/queues/img/{kind}.png")
 

@@ -1,6 +1,6 @@
 """The simulator (tcp.profile = "ns3") beside ns-3 3.44 itself on the cases docs/ns3-backend.md
 lists: every algorithm ns-3 has on a two-flow dumbbell with a 1-BDP and an 8-BDP drop-tail
-buffer, ten flows at 100 Mbit/s, 0.5% random loss (ten seeds), RED with ECN and FQ-CoDel.
+buffer, ten flows at 100 Mbit/s, 0.5% random loss (ten seeds), RED with ECN, FQ-CoDel and PIE.
 
 For every case it writes docs/ns3-backend/<case>/ (the first seed's comparison tables and
 overlay) and one row of docs/ns3-backend/comparison.csv: each engine's total goodput and mean RTT
@@ -86,6 +86,8 @@ def cases(quick: bool) -> dict[str, tuple[dict, tuple[int, ...]]]:
     found["newreno-red-ecn"] = (dumbbell("newreno-red-ecn", "newreno", "166p", length,
                                          queue={"kind": "red", "ecn": True}, ecn=True), (1,))
     found["cubic-fq-codel"] = (dumbbell("cubic-fq-codel", "cubic", "1BDP", length, queue="fq_codel"), (1,))
+    # PIE holds about 15 ms of a deep buffer (ns-3's PieQueueDisc follows RFC 8033, tcplab's Linux).
+    found["cubic-pie"] = (dumbbell("cubic-pie", "cubic", "8BDP", length, queue="pie"), (1,))
     return found
 
 

@@ -138,6 +138,8 @@ def test_validate_returns_the_resolved_scenario(quickstart):
         ({"kind": "codel", "max_p": 0.1}, "topology.bottleneck.queue.max_p", "only applies to red queues"),
         ({"kind": "red", "min_th": "20p", "max_th": "10p"}, "topology.bottleneck.queue.max_th", "must be above min_th"),
         ({"kind": "fq_codel", "flows": 0}, "topology.bottleneck.queue.flows", "outside 1 to 65536"),
+        ({"kind": "pie", "beta": 3.0}, "topology.bottleneck.queue.beta", "outside 0 to 2"),
+        ({"kind": "red", "tupdate": "15ms"}, "topology.bottleneck.queue.tupdate", "only applies to pie queues"),
     ],
 )
 def test_bad_queue_settings_name_the_key(quickstart, queue, key, fragment):
@@ -148,12 +150,14 @@ def test_bad_queue_settings_name_the_key(quickstart, queue, key, fragment):
 
 
 def test_queue_disciplines_run_and_resolve_their_defaults(quickstart):
-    for queue in ["red", "codel", "fq_codel", {"kind": "red", "ecn": True, "gentle": False}]:
+    for queue in ["red", "codel", "fq_codel", "pie", {"kind": "red", "ecn": True, "gentle": False}]:
         result = tcplab.run(quickstart, duration="2s", set={"topology.bottleneck.queue": queue})
         bottleneck = result.links.iloc[0]
         assert bottleneck["utilization"] > 0.5
     resolved = tcplab.validate(quickstart, topology__bottleneck__queue="codel")
     assert 'kind = "codel"' in resolved and 'target = "5ms"' in resolved and 'interval = "100ms"' in resolved
+    resolved = tcplab.validate(quickstart, topology__bottleneck__queue="pie")
+    assert 'target = "15ms"' in resolved and 'tupdate = "15ms"' in resolved and 'max_burst = "150ms"' in resolved
 
 
 def test_every_algorithm_runs_from_python(quickstart):

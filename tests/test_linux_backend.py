@@ -133,6 +133,18 @@ def test_red_reads_the_real_packets_ecn_field(ecn):
     assert result.flows["goodput_bps"].sum() > RATE_BPS / 2
 
 
+def test_pie_runs_in_the_emulator_and_marks_the_kernels_ecn_capable_packets():
+    # The emulator builds its queues with the simulator's code, PIE included. A deep buffer: PIE,
+    # not the buffer, decides (measured: 12 marks, no drop, 8.7 ms mean queueing delay in 4 s).
+    text = scenario('[tcp]\necn = true\n[[flows]]\ncc = "cubic"\ncount = 2\n', duration="4s").replace(
+        'buffer = "1BDP" }', 'buffer = "20BDP", queue = { kind = "pie", ecn = true } }')
+    result = tcplab.run(text, backend="linux")
+    bottleneck = result.links.set_index(["link", "direction"]).loc[("bottleneck", "forward")]
+    assert bottleneck["ecn_marks"] > 0
+    assert bottleneck["early_drops"] <= result.flows["retransmitted_segments"].sum()
+    assert result.flows["goodput_bps"].sum() > RATE_BPS / 2
+
+
 def test_the_emulators_delay_on_an_idle_link_is_within_a_millisecond_of_the_configured_one():
     # 100 small datagrams a second: every link idle when each one arrives. Configured one-way
     # delay: 1 + 18 + 1 ms of propagation, plus 200 bytes' transmission at 1 Gbit/s twice and at

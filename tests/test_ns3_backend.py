@@ -239,6 +239,17 @@ def test_fq_codel_and_codel_drop_at_dequeue_and_conserve():
         conserved(links)
 
 
+def test_pie_drops_early_and_holds_the_delay_near_its_target():
+    text = scenario('[[flows]]\ncc = "cubic"\ncount = 2\n',
+                    bottleneck='rate = "10Mbps", delay = "20ms", buffer = "1000p", queue = "pie"')
+    links = tcplab.run(text, backend="ns3").links
+    bottleneck = links[(links["link"] == "bottleneck") & (links["direction"] == "forward")].iloc[0]
+    assert bottleneck["early_drops"] > 0
+    # PIE aims at 15 ms, where the 1000-packet buffer alone would allow 1.2 s.
+    assert bottleneck["queue_delay_mean_ms"] < 40
+    conserved(links)
+
+
 def test_random_loss_udp_and_finite_transfers():
     text = scenario(
         '[[flows]]\ncc = "newreno"\nsize = "200KB"\n\n'
@@ -294,6 +305,7 @@ def test_an_on_off_writer_sends_what_it_kept_during_the_off_period():
     ('[[flows]]\ncc = "nv"\n', "flows[0].cc: 'nv' has no counterpart in ns-3 3.44"),
     # TcpHtcp has no RTT scaling: H-TCP's default (Linux's use_rtt_scaling) cannot run there.
     ('[[flows]]\ncc = "htcp"\n', "flows[0].params.rtt_scaling: true cannot run on ns-3"),
+    ('[[flows]]\ncc = "copa"\n', "flows[0].cc: 'copa' has no counterpart in ns-3 3.44"),
     ('[[flows]]\ncc = "cubic"\nparams = { cnt_before_loss_rule = "exactly" }\n',
      'flows[0].params.cnt_before_loss_rule: "exactly" cannot run on ns-3'),
     ('[[flows]]\ncc = "cubic"\ntcp = { rack = true }\n', "flows[0].tcp.rack: true cannot run on ns-3"),

@@ -54,6 +54,8 @@ fn non_default_parameters_survive_too() {
                    "loss_dec_factor": 1, "cwnd_growth_rate_pos": 1, "dec_eval_min_calls": 0, "inc_eval_min_calls": 0,
                    "ssthresh_eval_min_calls": 0, "rtt_min_cnt": 0}),
         ),
+        ("copa", json!({"delta": 0.001, "min_rtt_window": "1ms"})),
+        ("copa", json!({"delta": 10.0, "mode_switching": false})),
     ];
     for (name, params) in variants {
         for seed in 0..6 {

@@ -9,6 +9,7 @@
 pub mod bbr;
 pub mod bic;
 pub mod compound;
+pub mod copa;
 pub mod cubic;
 pub mod external;
 pub mod harness;
@@ -350,6 +351,7 @@ pub fn registry() -> &'static [Algorithm] {
         illinois::ALGORITHM,
         yeah::ALGORITHM,
         nv::ALGORITHM,
+        copa::ALGORITHM,
     ];
     REGISTRY
 }

@@ -6,6 +6,7 @@ pub mod codel;
 pub mod delivery_trace;
 pub mod fq_codel;
 pub mod packet;
+pub mod pie;
 pub mod queue;
 pub mod red;
 pub mod topology;

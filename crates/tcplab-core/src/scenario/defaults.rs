@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::model::{DirectionSpec, LinkSpec, QueueKind, QueueSpec, Scenario, TcpProfile, TcpSpec, TopologyKind};
 use crate::cc;
+use crate::net::pie::PieParams;
 use crate::tcp::{
     AckDelayMode, AlgorithmRtt, EcnResponse, RecoveryMode, ReductionBase, RtoFormula, RtoRestart, RttSampling,
 };
@@ -37,6 +38,16 @@ impl QueueSpec {
                     spec.flows.get_or_insert(1024);
                     spec.quantum.get_or_insert(Bytes(1514));
                 }
+            }
+            QueueKind::Pie => {
+                let pie = PieParams::default();
+                spec.target.get_or_insert(Duration(pie.target));
+                spec.tupdate.get_or_insert(Duration(pie.tupdate));
+                spec.alpha.get_or_insert(pie.alpha);
+                spec.beta.get_or_insert(pie.beta);
+                spec.max_burst.get_or_insert(Duration(pie.max_burst));
+                spec.ecn.get_or_insert(pie.ecn);
+                spec.derandomize.get_or_insert(pie.derandomize);
             }
         }
         spec

@@ -178,6 +178,14 @@ mod tests {
             |queue: &str| MINIMAL.replace("delay = \"10ms\" }", &format!("delay = \"10ms\", queue = {queue} }}"));
         let err = error_of(&with_queue("{ kind = \"codel\", interval = \"0s\" }"));
         assert_eq!(err.key, "topology.bottleneck.queue.interval");
+        let err = error_of(&with_queue("{ kind = \"pie\", alpha = 2.5 }"));
+        assert_eq!(err.key, "topology.bottleneck.queue.alpha");
+        assert!(err.message.contains("2.5 is outside 0 to 2"), "{err}");
+        let err = error_of(&with_queue("{ kind = \"pie\", tupdate = \"0s\" }"));
+        assert_eq!(err.key, "topology.bottleneck.queue.tupdate");
+        let err = error_of(&with_queue("{ kind = \"codel\", max_burst = \"100ms\" }"));
+        assert_eq!(err.key, "topology.bottleneck.queue.max_burst");
+        assert!(err.message.contains("only applies to pie queues"), "{err}");
         let err = error_of(&with_queue("{ kind = \"red\", mean_packet_size = \"0B\" }"));
         assert_eq!(err.key, "topology.bottleneck.queue.mean_packet_size");
         let err = error_of(&MINIMAL.replace("delay = \"10ms\" }", "delay = \"10ms\", buffer = \"0p\" }"));

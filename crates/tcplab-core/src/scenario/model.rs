@@ -101,6 +101,7 @@ pub enum QueueKind {
     Red,
     Codel,
     FqCodel,
+    Pie,
 }
 
 /// A queue discipline and its parameters. In a scenario either a name (`queue = "codel"`) or a
@@ -133,12 +134,24 @@ pub struct QueueSpec {
     /// `use_mark_p_`/`mark_p_`; 1 marks at every probability).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mark_p: Option<f64>,
-    /// RED, CoDel, FQ-CoDel: mark ECN-capable packets instead of dropping them early.
+    /// RED, CoDel, FQ-CoDel, PIE: mark ECN-capable packets instead of dropping them early.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,
-    /// CoDel and FQ-CoDel.
+    /// CoDel, FQ-CoDel and PIE: the queueing delay aimed at.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<Duration>,
+    /// PIE: the update period, the gains (per second) on the delay error and its trend, the burst
+    /// allowance, and Linux's derandomised drops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tupdate: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beta: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_burst: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derandomize: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<Duration>,
     /// FQ-CoDel: number of sub-queues and the DRR quantum.
@@ -154,7 +167,7 @@ fn deserialize_queue<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Resul
     impl<'de> serde::de::Visitor<'de> for QueueVisitor {
         type Value = QueueSpec;
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a queue name (\"droptail\", \"red\", \"codel\", \"fq_codel\") or a table with `kind`")
+            f.write_str("a queue name (\"droptail\", \"red\", \"codel\", \"fq_codel\", \"pie\") or a table with `kind`")
         }
         fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<QueueSpec, E> {
             let kind = QueueKind::deserialize(serde::de::value::StrDeserializer::<E>::new(name))?;

@@ -249,8 +249,13 @@ impl QueueSpec {
         only(!is(&[Red]) && self.idle_decay.is_some(), "idle_decay", "red")?;
         only(!is(&[Red]) && self.mean_packet_size.is_some(), "mean_packet_size", "red")?;
         only(!is(&[Red]) && self.mark_p.is_some(), "mark_p", "red")?;
-        only(is(&[DropTail]) && self.ecn.is_some(), "ecn", "red, codel and fq_codel")?;
-        only(!is(&[Codel, FqCodel]) && self.target.is_some(), "target", "codel and fq_codel")?;
+        only(is(&[DropTail]) && self.ecn.is_some(), "ecn", "red, codel, fq_codel and pie")?;
+        only(!is(&[Codel, FqCodel, Pie]) && self.target.is_some(), "target", "codel, fq_codel and pie")?;
+        only(!is(&[Pie]) && self.tupdate.is_some(), "tupdate", "pie")?;
+        only(!is(&[Pie]) && self.alpha.is_some(), "alpha", "pie")?;
+        only(!is(&[Pie]) && self.beta.is_some(), "beta", "pie")?;
+        only(!is(&[Pie]) && self.max_burst.is_some(), "max_burst", "pie")?;
+        only(!is(&[Pie]) && self.derandomize.is_some(), "derandomize", "pie")?;
         only(!is(&[Codel, FqCodel]) && self.interval.is_some(), "interval", "codel and fq_codel")?;
         only(!is(&[FqCodel]) && self.flows.is_some(), "flows", "fq_codel")?;
         only(!is(&[FqCodel]) && self.quantum.is_some(), "quantum", "fq_codel")?;
@@ -280,7 +285,18 @@ impl QueueSpec {
                 ));
             }
         }
-        for (field, value) in [("target", self.target), ("interval", self.interval)] {
+        // PIE's gains: Linux takes 0 to 32 sixteenths, i.e. 0 to 2 per second.
+        for (field, value) in [("alpha", self.alpha), ("beta", self.beta)] {
+            if let Some(v) = value {
+                if !(0.0..=2.0).contains(&v) {
+                    return Err(ScenarioError::new(
+                        format!("{key}.{field}"),
+                        format!("{v} is outside 0 to 2 (per second)"),
+                    ));
+                }
+            }
+        }
+        for (field, value) in [("target", self.target), ("interval", self.interval), ("tupdate", self.tupdate)] {
             if value.is_some_and(|d| d.nanos() == 0) {
                 return Err(ScenarioError::new(format!("{key}.{field}"), "must be more than 0s"));
             }

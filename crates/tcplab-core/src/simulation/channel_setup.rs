@@ -8,6 +8,7 @@ use crate::net::channel::Channel;
 use crate::net::codel::{Codel, CodelParams};
 use crate::net::delivery_trace::{read_mahimahi, DeliveryTrace};
 use crate::net::fq_codel::FqCodel;
+use crate::net::pie::{Pie, PieParams};
 use crate::net::queue::{DropTail, QueueDiscipline, QueueLimit};
 use crate::net::red::{Red, RedParams};
 use crate::net::wire::{Drift, Harq, Jitter, JitterDistribution, LossModel, Outage};
@@ -81,6 +82,19 @@ pub(super) fn build_queue(
                 mark_p: spec.mark_p.unwrap_or(1.0),
             };
             Box::new(Red::new(params, limit, rng))
+        }
+        QueueKind::Pie => {
+            let defaults = PieParams::default();
+            let params = PieParams {
+                target: spec.target.map_or(defaults.target, |d| d.nanos()),
+                tupdate: spec.tupdate.map_or(defaults.tupdate, |d| d.nanos()),
+                alpha: spec.alpha.unwrap_or(defaults.alpha),
+                beta: spec.beta.unwrap_or(defaults.beta),
+                max_burst: spec.max_burst.map_or(defaults.max_burst, |d| d.nanos()),
+                ecn: spec.ecn.unwrap_or(defaults.ecn),
+                derandomize: spec.derandomize.unwrap_or(defaults.derandomize),
+            };
+            Box::new(Pie::new(params, limit, rng))
         }
     }
 }

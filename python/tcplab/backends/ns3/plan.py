@@ -71,7 +71,7 @@ def _queue_lines(index: int, channel: dict[str, Any], with_disc: bool) -> list[s
 
 def _queue_disc(kind: str, parameters: dict[str, float], limit: str, channel: dict[str, Any]) -> tuple[str, list[tuple[str, str]]]:
     """ns-3 TypeId and attributes for an AQM (red-queue-disc.cc:68-212, codel-queue-disc.cc:66-105,
-    fq-codel-queue-disc.cc:103-162 in ns-3.44)."""
+    fq-codel-queue-disc.cc:103-162, pie-queue-disc.cc:36-140 in ns-3.44)."""
     ecn = "true" if parameters["ecn"] else "false"
     if kind == "red":
         byte_mode = bool(parameters["byte_mode"])
@@ -89,6 +89,17 @@ def _queue_disc(kind: str, parameters: dict[str, float], limit: str, channel: di
         return "ns3::CoDelQueueDisc", [
             ("MaxSize", limit), ("Target", f"{int(parameters['target_ns'])}ns"),
             ("Interval", f"{int(parameters['interval_ns'])}ns"), ("UseEcn", ecn),
+        ]
+    if kind == "pie":
+        # Timestamps for the delay (no dequeue-rate estimate), the 2% cap above 10% and ECN
+        # marking up to 10%, as tcplab's; MeanPktSize is only ns-3's "two packets" in byte limits.
+        return "ns3::PieQueueDisc", [
+            ("MaxSize", limit), ("QueueDelayReference", f"{int(parameters['target_ns'])}ns"),
+            ("Tupdate", f"{int(parameters['tupdate_ns'])}ns"), ("A", repr(parameters["alpha"])),
+            ("B", repr(parameters["beta"])), ("MaxBurstAllowance", f"{int(parameters['max_burst_ns'])}ns"),
+            ("UseDequeueRateEstimator", "false"), ("UseCapDropAdjustment", "true"), ("UseEcn", ecn),
+            ("MarkEcnThreshold", "0.1"), ("UseDerandomization", "true" if parameters["derandomize"] else "false"),
+            ("MeanPktSize", "1500"),
         ]
     # fq_codel: tcplab drops one packet per arrival over the limit; ns-3 drops up to
     # DropBatchSize from the fattest flow (fq-codel-queue-disc.cc:454-488).

@@ -290,7 +290,7 @@ def socket_attributes(tcp: dict[str, Any]) -> tuple[list[tuple[str, str]], list[
     return sender, receiver, recovery
 
 
-QUEUE_KINDS = ("droptail", "red", "codel", "fq_codel")
+QUEUE_KINDS = ("droptail", "red", "codel", "fq_codel", "pie")
 
 
 def check_scenario(scenario: dict[str, Any]) -> None:
