@@ -52,6 +52,7 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         delayed_ack_count: 2,
         delayed_ack_timeout: 40 * MS,
         ecn: true,
+        ecn_echo: tcplab_core::tcp::EcnEcho::Rfc3168,
         receive_window: 1_000_000,
         send_buffer: None,
         pacing: false,

@@ -10,6 +10,7 @@ pub mod bbr;
 pub mod bic;
 pub mod compound;
 pub mod cubic;
+pub mod dctcp;
 pub mod external;
 pub mod harness;
 pub mod highspeed;
@@ -31,6 +32,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::tcp::EcnEcho;
 use crate::time::{SimDuration, SimTime};
 use crate::units;
 
@@ -134,6 +136,12 @@ pub trait CongestionControl: Send {
     /// algorithms, BBR): the sender then runs no PRR.
     fn owns_recovery_window(&self) -> bool {
         false
+    }
+    /// The ECN feedback the algorithm cannot work without, if any: the flow is then built with
+    /// ECN negotiated and the receiver echoing CE this way (Linux's TCP_CONG_NEEDS_ECN, which
+    /// negotiates ECN whatever the `tcp_ecn` sysctl says; a scenario may not turn it off).
+    fn required_ecn(&self) -> Option<EcnEcho> {
+        None
     }
     fn cwnd(&self) -> u64;
     fn ssthresh(&self) -> u64;
@@ -342,6 +350,7 @@ pub fn registry() -> &'static [Algorithm] {
         roccet::ALGORITHM,
         tcp_do::ALGORITHM,
         sdc::ALGORITHM,
+        dctcp::ALGORITHM,
     ];
     REGISTRY
 }

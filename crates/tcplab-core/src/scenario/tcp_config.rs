@@ -4,7 +4,7 @@
 
 use super::error::ScenarioError;
 use super::model::TcpSpec;
-use crate::tcp::TcpConfig;
+use crate::tcp::{EcnEcho, TcpConfig};
 use crate::tcp::{RecoveryMode, RtoFormula, RtoRestart, RttSampling};
 use crate::units::Duration;
 
@@ -87,6 +87,7 @@ impl TcpSpec {
             delayed_ack_count,
             delayed_ack_timeout: get(full.delayed_ack_timeout),
             ecn: full.ecn.expect("defaults fill every key"),
+            ecn_echo: EcnEcho::Rfc3168,
             receive_window,
             send_buffer,
             pacing: full.pacing.expect("defaults fill every key"),

@@ -93,6 +93,20 @@ pub enum EcnResponse {
     Rfc3168,
 }
 
+/// How the receiver echoes CE marks in ECN-Echo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnEcho {
+    /// RFC 3168 section 6.1.3: once a CE segment arrives, ECE on every ACK until a segment
+    /// with CWR arrives.
+    Rfc3168,
+    /// RFC 8257 section 3.2 (Linux tcp_dctcp.h `dctcp_ece_ack_update`): ECE on an ACK exactly
+    /// while the last data segment received was CE; CWR is ignored. When the CE state changes,
+    /// a pending delayed ACK first leaves for the earlier segments with the old state, then the
+    /// new segment is acknowledged at once with the new one.
+    Dctcp,
+}
+
 /// Which ACKs restart the retransmission timer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -176,6 +190,9 @@ pub struct TcpConfig {
     pub delayed_ack_timeout: SimDuration,
     /// Negotiate ECN: data is sent ECT(0) and the receiver echoes CE.
     pub ecn: bool,
+    /// How the receiver echoes CE: RFC 3168 unless the algorithm requires DCTCP's echo (set by
+    /// the flow builder from `CongestionControl::required_ecn`, not a scenario key).
+    pub ecn_echo: EcnEcho,
     /// Receive buffer in bytes; the advertised window is what it has free.
     pub receive_window: u64,
     /// Send buffer in bytes: the data outstanding never exceeds it (None: unbounded).
