@@ -281,10 +281,14 @@ impl Scenario {
                     }
                     flow.params = params;
                     // What the flow builder forces (see `CongestionControl::required_ecn`),
-                    // written out so that the resolved scenario says what ran.
+                    // written out so that the resolved scenario says what ran; such a flow also
+                    // sends retransmissions ECN-capable unless it says otherwise, as Linux's
+                    // tcp_ecn_send does for algorithms that need ECN (and ns-3's DctcpEcn mode).
                     let info = cc::ConnectionInfo::new(1448, 10, 1);
                     if (algorithm.create)(&flow.params, info).is_ok_and(|c| c.required_ecn().is_some()) {
-                        flow.tcp.get_or_insert_with(TcpSpec::default).ecn = Some(true);
+                        let tcp = flow.tcp.get_or_insert_with(TcpSpec::default);
+                        tcp.ecn = Some(true);
+                        tcp.ect_retransmissions.get_or_insert(true);
                     }
                 }
             }

@@ -283,6 +283,7 @@ mod tests {
         // Unset: resolved with ecn = true on the flow, and that resolved scenario validates.
         let resolved = Scenario::from_toml(&dctcp).unwrap().resolved();
         assert_eq!(resolved.flows[0].tcp.as_ref().and_then(|t| t.ecn), Some(true));
+        assert_eq!(resolved.flows[0].tcp.as_ref().and_then(|t| t.ect_retransmissions), Some(true));
         assert_eq!(resolved.tcp.ecn, Some(false));
         assert!(Scenario::from_toml(&resolved.to_toml()).is_ok());
     }

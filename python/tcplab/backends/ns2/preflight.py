@@ -280,13 +280,12 @@ def check_params(cc: str, module: str | None, params: dict[str, Any], key: str) 
 def check_scenario(scenario: dict[str, Any]) -> None:
     """Refuses, by key, what ns-2 cannot express. ``scenario`` is resolved (defaults filled)."""
     for key, link, queue in check_links(scenario, "ns-2", ("droptail", "red"), "to ns-2's ErrorModel",
-                                        " (ns-2.35 has DropTail and RED)"):
+                                        " (ns-2.35 has DropTail and RED; a step queue is not mapped to its RED, whose gentle region "
+                                        "drops ECN-capable packets instead of marking them)"):
         if isinstance(queue, dict):
             if queue.get("idle_decay") is False:
                 raise ScenarioError(f"{key}.queue.idle_decay: false cannot run on ns-2 (its RED always decays "
                                     "the average over idle time); remove the key")
-        if link.get("ecn_mark_threshold") is not None:
-            raise ScenarioError(f"{key}.ecn_mark_threshold: ns-2's DropTail does not mark; remove the key")
         if link.get("rdc_stamp"):
             raise ScenarioError(f"{key}.rdc_stamp: exact receiver-based delay control runs on the simulator only; "
                                 "remove the key")
