@@ -38,9 +38,8 @@ use serde_json::Value;
 use super::window::SegmentWindow;
 use super::{
     defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
-    ParamKind, ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
+    EcnEcho, ParamKind, ParamSpec, FREEZE_WHEN_NOT_CWND_LIMITED,
 };
-use crate::tcp::EcnEcho;
 
 /// Linux's DCTCP_MAX_ALPHA: alpha = 1 in its fixed point.
 pub const ALPHA_ONE: u32 = 1024;

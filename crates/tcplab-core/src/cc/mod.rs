@@ -29,10 +29,9 @@ pub mod westwood;
 pub mod window;
 
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::tcp::EcnEcho;
 use crate::time::{SimDuration, SimTime};
 use crate::units;
 
@@ -95,6 +94,21 @@ impl AckEvent {
     pub fn may_raise_cwnd(&self) -> bool {
         self.snd_una_advanced && !self.in_recovery
     }
+}
+
+/// How the receiver echoes CE marks in ECN-Echo (here because an algorithm may require one, see
+/// [`CongestionControl::required_ecn`]; the TCP receiver implements it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnEcho {
+    /// RFC 3168 section 6.1.3: once a CE segment arrives, ECE on every ACK until a segment
+    /// with CWR arrives.
+    Rfc3168,
+    /// RFC 8257 section 3.2 (Linux tcp_dctcp.h `dctcp_ece_ack_update`): ECE on an ACK exactly
+    /// while the last data segment received was CE; CWR is ignored. When the CE state changes,
+    /// a pending delayed ACK first leaves for the earlier segments with the old state, then the
+    /// new segment is acknowledged at once with the new one.
+    Dctcp,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

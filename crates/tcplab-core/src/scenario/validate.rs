@@ -268,23 +268,7 @@ impl QueueSpec {
         only(!is(&[FqCodel]) && self.flows.is_some(), "flows", "fq_codel")?;
         only(!is(&[FqCodel]) && self.quantum.is_some(), "quantum", "fq_codel")?;
         only(!is(&[Step]) && self.threshold.is_some(), "threshold", "step")?;
-        if self.kind == Step {
-            match self.threshold {
-                None => {
-                    return Err(ScenarioError::new(
-                        format!("{key}.threshold"),
-                        "is required for a step queue: the queue length K at which it marks, e.g. \"65p\", \"97KB\" or \"0.2BDP\"",
-                    ))
-                }
-                Some(k) if is_empty_buffer(&k) => {
-                    return Err(ScenarioError::new(
-                        format!("{key}.threshold"),
-                        format!("{k} must be more than 0: a step queue would mark every packet"),
-                    ))
-                }
-                Some(_) => {}
-            }
-        }
+        self.validate_step(key)?;
         for (field, value) in [("w_q", self.w_q), ("max_p", self.max_p), ("mark_p", self.mark_p)] {
             if let Some(v) = value {
                 if !(v > 0.0 && v <= 1.0) {
@@ -331,6 +315,26 @@ impl QueueSpec {
             return Err(ScenarioError::new(format!("{key}.mean_packet_size"), "must be more than 0B"));
         }
         Ok(())
+    }
+}
+
+impl QueueSpec {
+    /// A step queue needs its threshold K, above 0.
+    fn validate_step(&self, key: &str) -> Result<(), ScenarioError> {
+        if self.kind != QueueKind::Step {
+            return Ok(());
+        }
+        match self.threshold {
+            None => Err(ScenarioError::new(
+                format!("{key}.threshold"),
+                "is required for a step queue: the queue length K at which it marks, e.g. \"65p\", \"97KB\" or \"0.2BDP\"",
+            )),
+            Some(k) if is_empty_buffer(&k) => Err(ScenarioError::new(
+                format!("{key}.threshold"),
+                format!("{k} must be more than 0: a step queue would mark every packet"),
+            )),
+            Some(_) => Ok(()),
+        }
     }
 }
 

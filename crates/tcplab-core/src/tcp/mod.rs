@@ -11,6 +11,7 @@ pub mod sender;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::cc::EcnEcho;
 use crate::net::packet::Packet;
 use crate::sim::EventQueue;
 use crate::time::SimDuration;
@@ -91,20 +92,6 @@ pub enum EcnResponse {
     /// of at most one segment, the window falls below one segment and the next new segment waits
     /// for the retransmission timer; a second such reduction in a row also backs the timer off.
     Rfc3168,
-}
-
-/// How the receiver echoes CE marks in ECN-Echo.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EcnEcho {
-    /// RFC 3168 section 6.1.3: once a CE segment arrives, ECE on every ACK until a segment
-    /// with CWR arrives.
-    Rfc3168,
-    /// RFC 8257 section 3.2 (Linux tcp_dctcp.h `dctcp_ece_ack_update`): ECE on an ACK exactly
-    /// while the last data segment received was CE; CWR is ignored. When the CE state changes,
-    /// a pending delayed ACK first leaves for the earlier segments with the old state, then the
-    /// new segment is acknowledged at once with the new one.
-    Dctcp,
 }
 
 /// Which ACKs restart the retransmission timer.

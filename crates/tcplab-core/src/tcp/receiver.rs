@@ -209,16 +209,7 @@ impl TcpReceiver {
             return;
         }
         let ce = data.ecn == Ecn::Ce;
-        let dctcp_echo = self.config.ecn && self.config.ecn_echo == EcnEcho::Dctcp;
-        // DCTCP (RFC 8257 section 3.2): a change of CE state is acknowledged at once; the
-        // segments a delayed ACK was still waiting for are acknowledged first, with the old state.
-        let ce_state_changed = dctcp_echo && ce != self.ece_pending;
-        if ce_state_changed && self.unacknowledged_segments > 0 {
-            self.send_ack(None, ctx);
-        }
-        if data.cwr && !dctcp_echo {
-            self.ece_pending = false;
-        }
+        let ce_state_changed = self.dctcp_ce_state_change(ce, ctx);
         match self.config.ack_delay {
             AckDelayMode::None => {}
             AckDelayMode::ExactRdc => self.pending_stamp = self.pending_stamp.max(data.delay_stamp),
@@ -227,11 +218,12 @@ impl TcpReceiver {
         if ce {
             self.stats.ce_received += 1;
         }
-        if dctcp_echo {
-            self.ece_pending = ce;
-        } else if ce {
+        if self.config.ecn_echo == EcnEcho::Rfc3168 {
+            if data.cwr {
+                self.ece_pending = false;
+            }
             let absorbed = self.config.ack_delay == AckDelayMode::OneBitRdc && self.one_bit.absorbs_marks();
-            if self.config.ecn && !absorbed {
+            if ce && self.config.ecn && !absorbed {
                 self.ece_pending = true;
             }
         }
@@ -268,6 +260,21 @@ impl TcpReceiver {
                 ctx.events.schedule(deadline, Event::DelayedAckTimer { flow: self.flow });
             }
         }
+    }
+
+    /// DCTCP's echo (RFC 8257 section 3.2): the CE state follows each data segment, and a
+    /// change is acknowledged at once (the caller's immediate ACK); the segments a delayed ACK
+    /// was still waiting for are acknowledged first, with the old state. Returns whether the
+    /// state changed; nothing happens with the RFC 3168 echo.
+    fn dctcp_ce_state_change(&mut self, ce: bool, ctx: &mut EndpointContext) -> bool {
+        if !self.config.ecn || self.config.ecn_echo != EcnEcho::Dctcp || ce == self.ece_pending {
+            return false;
+        }
+        if self.unacknowledged_segments > 0 {
+            self.send_ack(None, ctx);
+        }
+        self.ece_pending = ce;
+        true
     }
 
     pub fn on_delayed_ack_timer(&mut self, ctx: &mut EndpointContext) {
@@ -404,58 +411,7 @@ impl TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::EventQueue;
     use crate::time::NANOS_PER_MILLI as MS;
-
-    /// In-order data segments of 1000 bytes, CE-marked where `marks` says, at a receiver with
-    /// delayed ACKs every 2 segments (no quick ACKs); then the delayed-ACK timer. Returns each
-    /// ACK as (acknowledged segments, ECE).
-    fn echo(ecn_echo: EcnEcho, marks: &[bool], cwr_on: Option<usize>) -> Vec<(u64, bool)> {
-        let mut config = crate::scenario::TcpSpec::defaults().to_config("tcp").unwrap();
-        config.mss = 1000;
-        config.delayed_ack = true;
-        config.delayed_ack_count = 2;
-        config.quick_ack_segments = 0;
-        config.ecn = true;
-        config.ecn_echo = ecn_echo;
-        let mut receiver = TcpReceiver::new(0, 1, config);
-        let (mut events, mut outbox) = (EventQueue::new(), Vec::new());
-        for (i, &ce) in marks.iter().enumerate() {
-            let data = Packet {
-                kind: PacketKind::TcpData,
-                sequence: i as u64 * 1000,
-                payload_bytes: 1000,
-                ecn: if ce { Ecn::Ce } else { Ecn::Ect },
-                cwr: cwr_on == Some(i),
-                ..Packet::default()
-            };
-            receiver.on_data(&data, &mut EndpointContext { events: &mut events, outbox: &mut outbox });
-        }
-        events.advance_to(1_000 * MS);
-        receiver.on_delayed_ack_timer(&mut EndpointContext { events: &mut events, outbox: &mut outbox });
-        outbox.iter().map(|ack| (ack.ack / 1000, ack.ece)).collect()
-    }
-
-    #[test]
-    fn dctcp_echo_follows_the_ce_state_and_acks_each_change_at_once() {
-        let (n, c) = (false, true);
-        let marks = [n, n, n, c, c, c, n, c, n, n];
-        // 0, 1: a delayed ACK for both, no ECE. 2 waits. 3 is CE, a change: the ACK waiting for
-        // 2 leaves first without ECE (ack 3), then 3 is acknowledged at once with ECE (ack 4).
-        // 4, 5: CE, no change: one delayed ACK with ECE. 6: back to no CE, nothing waiting:
-        // ack 7 at once without ECE; 7 (CE) and 8 (not) are changes too; 9 waits for the timer.
-        assert_eq!(
-            echo(EcnEcho::Dctcp, &marks, Some(6)),
-            vec![(2, false), (3, false), (4, true), (6, true), (7, false), (8, true), (9, false), (10, false)]
-        );
-        // RFC 3168 on the same data, CWR on segment 6: ECE from the first CE on, cleared by the
-        // CWR and set again by segment 7; it stays on the timer's ACK although 8 and 9 were not
-        // CE. No ACKs beyond the delayed-ACK rule.
-        assert_eq!(
-            echo(EcnEcho::Rfc3168, &marks, Some(6)),
-            vec![(2, false), (4, true), (6, true), (8, true), (10, true)]
-        );
-    }
 
     #[test]
     fn one_bit_rdc_laws_per_round() {
