@@ -138,6 +138,8 @@ def test_validate_returns_the_resolved_scenario(quickstart):
         ({"kind": "codel", "max_p": 0.1}, "topology.bottleneck.queue.max_p", "only applies to red queues"),
         ({"kind": "red", "min_th": "20p", "max_th": "10p"}, "topology.bottleneck.queue.max_th", "must be above min_th"),
         ({"kind": "fq_codel", "flows": 0}, "topology.bottleneck.queue.flows", "outside 1 to 65536"),
+        ({"kind": "step"}, "topology.bottleneck.queue.threshold", "is required for a step queue"),
+        ({"kind": "step", "threshold": "0p"}, "topology.bottleneck.queue.threshold", "must be more than 0"),
     ],
 )
 def test_bad_queue_settings_name_the_key(quickstart, queue, key, fragment):
