@@ -134,7 +134,8 @@ case("queue-step-threshold-above-buffer", with_link('queue = { kind = "step", th
      "key:topology.bottleneck.queue.threshold")
 case("queue-threshold-on-red", with_link('queue = { kind = "red", threshold = "5p" }'),
      "key:topology.bottleneck.queue.threshold")
-case("link-ecn-mark-threshold-removed", with_link('ecn_mark_threshold = "20p"'), "key:topology.bottleneck")
+case("link-ecn-mark-threshold-removed", with_link('ecn_mark_threshold = "20p"'),
+     "key:topology.bottleneck.ecn_mark_threshold")
 case("queue-codel-interval-zero", with_link('queue = { kind = "codel", interval = "0s" }'),
      "key:topology.bottleneck.queue.interval")
 case("queue-codel-target-zero", with_link('queue = { kind = "codel", target = "0s" }'),

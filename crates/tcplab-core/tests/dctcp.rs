@@ -109,7 +109,7 @@ fn dctcp_holds_the_queue_near_k_with_the_link_full_and_reno_does_not() {
     // the gain leaves up to 15/1024 of alpha unchanged) plus 1/1024 of rounding in the gain.
     let alpha = harness_alpha(marked);
     assert!((alpha - marked).abs() <= 17.0 / 1024.0, "alpha {alpha:.4} at marked fraction {marked:.4}");
-    let predicted = (2.0 / ((16.7 + 20.0) / 2.0) as f64).sqrt();
+    let predicted = (2.0_f64 / ((16.7 + 20.0) / 2.0)).sqrt();
     println!(
         "dctcp: mean queue {mean:.2}, sd {spread:.2}, utilization {utilization:.4}, marked {marked:.3}, \
          harness alpha {alpha:.3}, fluid-model alpha {predicted:.3}"

@@ -177,14 +177,6 @@ impl Dctcp {
         Self { config, window: SegmentWindow::for_connection(&info), alpha, next_seq: 0, delivered: 0, delivered_ce: 0 }
     }
 
-    /// Alpha as a fraction.
-    pub fn alpha(&self) -> f64 {
-        match self.alpha {
-            Alpha::Fixed(a) => a as f64 / ALPHA_ONE as f64,
-            Alpha::Float(a) => a,
-        }
-    }
-
     /// ssthresh after an ECN-Echo: cwnd (1 - alpha / 2) segments, at least 2.
     fn alpha_ssthresh(&self) -> u32 {
         let cwnd = self.window.cwnd;
@@ -308,7 +300,7 @@ mod tests {
         s.advance(s.rtt);
         let end = s.snd_nxt;
         while s.snd_una < end {
-            s.ece = (s.snd_una / s.mss) % period == 0;
+            s.ece = (s.snd_una / s.mss).is_multiple_of(period);
             s.ack(1);
             s.fill_window();
         }
