@@ -124,12 +124,18 @@ case("link-rate-schedule-unordered",
      with_link('forward = { rate_schedule = [{ at = "2s", rate = "1Mbps" }, { at = "1s", rate = "2Mbps" }] }'),
      "key:topology.bottleneck.forward.rate_schedule[1].at")
 case("link-direction-array", with_link("forward = [1, 2]"), "key:topology.bottleneck.forward")
-case("link-ecn-threshold-zero", with_link('ecn_mark_threshold = "0p"'), "key:topology.bottleneck.ecn_mark_threshold")
-case("link-ecn-threshold-on-red", with_link('queue = "red", ecn_mark_threshold = "5p"'),
-     "key:topology.bottleneck.ecn_mark_threshold")
 
 # ----- queue disciplines -----
 case("queue-unknown-kind", with_link('queue = "sfq"'), "key:topology.bottleneck.queue")
+case("queue-step-threshold-zero", with_link('queue = { kind = "step", threshold = "0p" }'),
+     "key:topology.bottleneck.queue.threshold")
+case("queue-step-threshold-missing", with_link('queue = "step"'), "key:topology.bottleneck.queue.threshold")
+case("queue-step-threshold-above-buffer", with_link('queue = { kind = "step", threshold = "2BDP" }'),
+     "key:topology.bottleneck.queue.threshold")
+case("queue-threshold-on-red", with_link('queue = { kind = "red", threshold = "5p" }'),
+     "key:topology.bottleneck.queue.threshold")
+case("link-ecn-mark-threshold-removed", with_link('ecn_mark_threshold = "20p"'),
+     "key:topology.bottleneck.ecn_mark_threshold")
 case("queue-codel-interval-zero", with_link('queue = { kind = "codel", interval = "0s" }'),
      "key:topology.bottleneck.queue.interval")
 case("queue-codel-target-zero", with_link('queue = { kind = "codel", target = "0s" }'),

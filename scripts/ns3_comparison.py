@@ -1,6 +1,7 @@
 """The simulator (tcp.profile = "ns3") beside ns-3 3.44 itself on the cases docs/ns3-backend.md
 lists: every algorithm ns-3 has on a two-flow dumbbell with a 1-BDP and an 8-BDP drop-tail
-buffer, ten flows at 100 Mbit/s, 0.5% random loss (ten seeds), RED with ECN, FQ-CoDel and PIE.
+buffer, ten flows at 100 Mbit/s, 0.5% random loss (ten seeds), RED with ECN, FQ-CoDel, PIE, and DCTCP
+on a step-marking queue.
 
 For every case it writes docs/ns3-backend/<case>/ (the first seed's comparison tables and
 overlay) and one row of docs/ns3-backend/comparison.csv: each engine's total goodput and mean RTT
@@ -88,6 +89,11 @@ def cases(quick: bool) -> dict[str, tuple[dict, tuple[int, ...]]]:
     found["cubic-fq-codel"] = (dumbbell("cubic-fq-codel", "cubic", "1BDP", length, queue="fq_codel"), (1,))
     # PIE holds about 15 ms of a deep buffer (ns-3's PieQueueDisc follows RFC 8033, tcplab's Linux).
     found["cubic-pie"] = (dumbbell("cubic-pie", "cubic", "8BDP", length, queue="pie"), (1,))
+    # DCTCP on a step queue marking above K = 30 packets, above the DCTCP paper's K > C x RTT / 7
+    # (166 / 7 = 24 packets here); the buffer in packets because ns-3's RED counts in its limit's
+    # unit. ns-3's TcpDctcp settings come from ns3_constants (docs/algorithms/dctcp.md).
+    found["dctcp-step"] = (dumbbell("dctcp-step", "dctcp", "166p", length,
+                                    queue={"kind": "step", "threshold": "30p"}, ecn=True), (1,))
     return found
 
 

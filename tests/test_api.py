@@ -140,6 +140,8 @@ def test_validate_returns_the_resolved_scenario(quickstart):
         ({"kind": "fq_codel", "flows": 0}, "topology.bottleneck.queue.flows", "outside 1 to 65536"),
         ({"kind": "pie", "beta": 3.0}, "topology.bottleneck.queue.beta", "outside 0 to 2"),
         ({"kind": "red", "tupdate": "15ms"}, "topology.bottleneck.queue.tupdate", "only applies to pie queues"),
+        ({"kind": "step"}, "topology.bottleneck.queue.threshold", "is required for a step queue"),
+        ({"kind": "step", "threshold": "0p"}, "topology.bottleneck.queue.threshold", "must be more than 0"),
     ],
 )
 def test_bad_queue_settings_name_the_key(quickstart, queue, key, fragment):

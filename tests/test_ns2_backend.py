@@ -174,6 +174,8 @@ def test_finite_and_restarting_transfers_complete():
     ({"topology.bottleneck.queue": "codel"}, r"topology.bottleneck.queue.kind: 'codel' cannot run on ns-2 \(ns-2.35 has DropTail and RED\)"),
     ({"topology.bottleneck.queue": "pie"}, r"topology.bottleneck.queue.kind: 'pie' cannot run on ns-2 \(ns-2.35 has DropTail and RED\)"),
     ({"flows.0.cc": "copa", "flows.0.params": {}}, r"flows\[0\].cc: 'copa' has no counterpart in ns-2.35"),
+    ({"topology.bottleneck.queue": {"kind": "step", "threshold": "10p"}},
+     r"topology.bottleneck.queue.kind: 'step' cannot run on ns-2 \(ns-2.35 has DropTail and RED, and its RED does not"),
     ({"topology.bottleneck.forward": {"jitter": {"distribution": "uniform", "max": "1ms"}}},
      r"topology.bottleneck.forward.jitter: the ns-2 back-end cannot express jitters"),
     ({"topology.bottleneck.forward": {"loss": {"model": "gilbert_elliott", "p_good_to_bad": 0.01, "p_bad_to_good": 0.5}}},

@@ -227,6 +227,47 @@ def test_red_with_ecn_marks_and_the_flows_reduce():
     conserved(result.links)
 
 
+DCTCP_NS3_PARAMS = 'params = { arithmetic = "float", loss_response = "alpha", freeze_when_not_cwnd_limited = false }'
+
+
+def ns3_plan(text: str) -> list[str]:
+    """The plan the ns-3 back-end would hand its engine (checked as a run checks it), without
+    building or running the engine."""
+    import json
+    import tomllib
+
+    from tcplab import _core
+    from tcplab.backends.ns3 import preflight
+    from tcplab.backends.ns3.plan import write_plan
+
+    scenario_json = json.dumps(tomllib.loads(text))
+    resolved = tomllib.loads(_core.validate(scenario_json))
+    preflight.check_scenario(resolved)
+    network = json.loads(_core.network(scenario_json))
+    preflight.check_channels(network)
+    return write_plan(network, resolved).splitlines()
+
+
+def test_the_ns3_plan_runs_dctcp_as_tcp_dctcp_on_red_set_as_a_step():
+    text = scenario(f'[[flows]]\ncc = "dctcp"\ncount = 2\n{DCTCP_NS3_PARAMS}\n',
+                    bottleneck='rate = "50Mbps", delay = "18ms", buffer = "200p", queue = { kind = "step", threshold = "30p" }')
+    plan = ns3_plan(text)
+    flows = [line.split() for line in plan if line.startswith("tcp ")]
+    assert len(flows) == 2 and all(fields[12] == "ns3::TcpDctcp" for fields in flows), flows
+    # ECN on both sockets (the flow builder's and the resolution's doing, not the scenario's).
+    assert "socket 0 UseEcn=On" in plan and "sink 0 UseEcn=On" in plan
+    assert "cc 0 DctcpShiftG=0.0625" in plan and "cc 0 DctcpAlphaOnInit=1.0" in plan
+    discs = [line for line in plan if line.startswith("queue_disc") and "RedQueueDisc" in line]
+    assert [disc.split()[1] for disc in discs] == ["0", "1"], "both directions of the bottleneck"
+    attributes = dict(item.split("=", 1) for item in discs[0].split()[3:])
+    assert {k: attributes[k] for k in ("MaxSize", "MinTh", "MaxTh", "QW", "Gentle", "UseEcn", "UseHardDrop")} == {
+        "MaxSize": "200p", "MinTh": "30.0", "MaxTh": "30.0", "QW": "1.0", "Gentle": "false", "UseEcn": "true",
+        "UseHardDrop": "false"}
+    # tcplab's default dctcp (Linux's fixed point, halving on loss, the freeze) is not TcpDctcp.
+    with pytest.raises(tcplab.ScenarioError, match=r'flows\[0\].params.arithmetic: "linux" cannot run on ns-3'):
+        ns3_plan(scenario('[[flows]]\ncc = "dctcp"\n'))
+
+
 def test_fq_codel_and_codel_drop_at_dequeue_and_conserve():
     for queue in ('"fq_codel"', '"codel"'):
         text = scenario('[[flows]]\ncc = "cubic"\ncount = 2\n',
@@ -326,10 +367,10 @@ def test_link_features_and_asymmetric_delays_are_refused():
                       'forward = { jitter = { distribution = "uniform", max = "2ms" } }')
     with pytest.raises(tcplab.ScenarioError, match=r"topology.bottleneck.forward.jitter: the ns-3 back-end"):
         tcplab.run(jitter, backend="ns3")
-    step = scenario('[[flows]]\ncc = "cubic"\n', bottleneck='rate = "10Mbps", delay = "20ms", buffer = "30p", '
-                    'ecn_mark_threshold = "10p"')
-    with pytest.raises(tcplab.ScenarioError, match="ecn_mark_threshold: ns-3 has no drop-tail queue that marks"):
-        tcplab.run(step, backend="ns3")
+    mixed = scenario('[[flows]]\ncc = "cubic"\n', bottleneck='rate = "10Mbps", delay = "20ms", buffer = "1BDP", '
+                     'queue = { kind = "step", threshold = "10p" }')
+    with pytest.raises(tcplab.ScenarioError, match=r"queue.threshold: a step queue runs on ns-3 as RedQueueDisc"):
+        tcplab.run(mixed, backend="ns3")
 
 
 def test_without_the_wheel_the_run_is_refused_with_how_to_install(monkeypatch):

@@ -36,6 +36,11 @@ fn non_default_parameters_survive_too() {
         ("scalable", json!({"ai_count": 1, "md_shift": 1})),
         ("vegas", json!({"alpha": 0, "beta": 1, "gamma": 0})),
         ("veno", json!({"beta": 1})),
+        (
+            "dctcp",
+            json!({"shift_g": 0, "alpha_on_init": 0.0, "arithmetic": "float", "loss_response": "alpha",
+                   "freeze_when_not_cwnd_limited": false}),
+        ),
         ("westwood", json!({"min_sample_window": "1ms"})),
         ("compound", json!({"alpha": 1.0, "k": 1.0, "gamma": 0.0, "gamma_auto_tuning": true, "low_window_rule": true})),
         ("compound", json!({"alpha": 1.0, "k": 1.0, "gamma": 10_000.0, "zeta": 0.0})),

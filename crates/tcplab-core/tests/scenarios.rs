@@ -242,7 +242,7 @@ fn ecn_marks_replace_drops_and_the_sender_reacts() {
         duration = "10s"
         [topology]
         kind = "dumbbell"
-        bottleneck = { rate = "20Mbps", delay = "10ms", buffer = "500p", ecn_mark_threshold = "20p" }
+        bottleneck = { rate = "20Mbps", delay = "10ms", buffer = "500p", queue = { kind = "step", threshold = "20p" } }
         [tcp]
         ecn = true
         [[flows]]

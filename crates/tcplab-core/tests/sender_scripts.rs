@@ -8,7 +8,7 @@ use tcplab_core::cc::{self, ConnectionInfo};
 use tcplab_core::net::packet::{Ecn, Packet, PacketKind};
 use tcplab_core::sim::{Event, EventQueue};
 use tcplab_core::tcp::sender::TcpSender;
-use tcplab_core::tcp::{EndpointContext, RecoveryMode, TcpConfig};
+use tcplab_core::tcp::{EcnEcho, EndpointContext, RecoveryMode, TcpConfig};
 use tcplab_core::time::{NANOS_PER_MILLI as MS, NANOS_PER_SEC as SEC};
 
 const MSS: u64 = 1000;
@@ -52,6 +52,7 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         delayed_ack_count: 2,
         delayed_ack_timeout: 40 * MS,
         ecn: true,
+        ecn_echo: EcnEcho::Rfc3168,
         receive_window: 1_000_000,
         send_buffer: None,
         pacing: false,
@@ -1010,6 +1011,48 @@ fn retransmissions_are_ecn_capable_only_when_configured_as_ns2_sends_them() {
         let retransmission = s.outbox.drain(..).find(|p| p.sequence == MSS).expect("segment 1 is retransmitted");
         assert_eq!(retransmission.ecn, expected, "ect_retransmissions = {ect_retransmissions}");
     }
+}
+
+/// In-order full-sized data segments, CE-marked where `marks` says, at a receiver with delayed
+/// ACKs every 2 segments (no quick ACKs, a 40 ms timer); then the delayed-ACK timer. Returns
+/// each ACK as (acknowledged segments, ECE).
+fn echo(ecn_echo: EcnEcho, marks: &[bool], cwr_on: Option<usize>) -> Vec<(u64, bool)> {
+    use tcplab_core::tcp::receiver::TcpReceiver;
+    let config = TcpConfig { delayed_ack: true, ecn_echo, ..config(RecoveryMode::Sack) };
+    let mut receiver = TcpReceiver::new(0, 1, config);
+    let (mut events, mut outbox) = (EventQueue::new(), Vec::new());
+    for (i, &ce) in marks.iter().enumerate() {
+        let data = Packet {
+            kind: PacketKind::TcpData,
+            sequence: i as u64 * MSS,
+            payload_bytes: MSS as u32,
+            ecn: if ce { Ecn::Ce } else { Ecn::Ect },
+            cwr: cwr_on == Some(i),
+            ..Packet::default()
+        };
+        receiver.on_data(&data, &mut EndpointContext { events: &mut events, outbox: &mut outbox });
+    }
+    events.advance_to(SEC);
+    receiver.on_delayed_ack_timer(&mut EndpointContext { events: &mut events, outbox: &mut outbox });
+    outbox.iter().map(|ack| (ack.ack / MSS, ack.ece)).collect()
+}
+
+#[test]
+fn dctcp_echo_follows_the_ce_state_and_acks_each_change_at_once() {
+    let (n, c) = (false, true);
+    let marks = [n, n, n, c, c, c, n, c, n, n];
+    // 0, 1: a delayed ACK for both, no ECE. 2 waits. 3 is CE, a change: the ACK waiting for
+    // 2 leaves first without ECE (ack 3), then 3 is acknowledged at once with ECE (ack 4).
+    // 4, 5: CE, no change: one delayed ACK with ECE. 6: back to no CE, nothing waiting:
+    // ack 7 at once without ECE; 7 (CE) and 8 (not) are changes too; 9 waits for the timer.
+    assert_eq!(
+        echo(EcnEcho::Dctcp, &marks, Some(6)),
+        vec![(2, false), (3, false), (4, true), (6, true), (7, false), (8, true), (9, false), (10, false)]
+    );
+    // RFC 3168 on the same data, CWR on segment 6: ECE from the first CE on, cleared by the
+    // CWR and set again by segment 7; it stays on the timer's ACK although 8 and 9 were not
+    // CE. No ACKs beyond the delayed-ACK rule.
+    assert_eq!(echo(EcnEcho::Rfc3168, &marks, Some(6)), vec![(2, false), (4, true), (6, true), (8, true), (10, true)]);
 }
 
 #[test]

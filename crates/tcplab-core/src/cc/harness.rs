@@ -26,6 +26,8 @@ pub struct FakeSender {
     recover: u64,
     /// Reported as the ACK's cwnd-limited flag (Linux's notion).
     pub cwnd_limited: bool,
+    /// Reported as the ACK's ECN-Echo flag (DCTCP counts the data such ACKs acknowledge).
+    pub ece: bool,
 }
 
 impl FakeSender {
@@ -54,6 +56,7 @@ impl FakeSender {
             in_recovery: false,
             recover: 0,
             cwnd_limited: true,
+            ece: false,
         }
     }
 
@@ -118,7 +121,7 @@ impl FakeSender {
             newly_lost_segments: 0,
             tx_in_flight: before,
             lost_since_sent: 0,
-            ece: false,
+            ece: self.ece,
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
             // Not paced unless the algorithm paces; no internal rate is modelled here.

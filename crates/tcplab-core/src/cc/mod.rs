@@ -11,6 +11,7 @@ pub mod bic;
 pub mod compound;
 pub mod copa;
 pub mod cubic;
+pub mod dctcp;
 pub mod external;
 pub mod harness;
 pub mod highspeed;
@@ -33,7 +34,7 @@ pub mod window;
 pub mod yeah;
 
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::time::{SimDuration, SimTime};
@@ -100,6 +101,21 @@ impl AckEvent {
     }
 }
 
+/// How the receiver echoes CE marks in ECN-Echo (here because an algorithm may require one, see
+/// [`CongestionControl::required_ecn`]; the TCP receiver implements it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnEcho {
+    /// RFC 3168 section 6.1.3: once a CE segment arrives, ECE on every ACK until a segment
+    /// with CWR arrives.
+    Rfc3168,
+    /// RFC 8257 section 3.2 (Linux tcp_dctcp.h `dctcp_ece_ack_update`): ECE on an ACK exactly
+    /// while the last data segment received was CE; CWR is ignored. When the CE state changes,
+    /// a pending delayed ACK first leaves for the earlier segments with the old state, then the
+    /// new segment is acknowledged at once with the new one.
+    Dctcp,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CongestionKind {
     /// Loss detected by duplicate ACKs or SACK (entering fast recovery).
@@ -139,6 +155,12 @@ pub trait CongestionControl: Send {
     /// algorithms, BBR): the sender then runs no PRR.
     fn owns_recovery_window(&self) -> bool {
         false
+    }
+    /// The ECN feedback the algorithm cannot work without, if any: the flow is then built with
+    /// ECN negotiated and the receiver echoing CE this way (Linux's TCP_CONG_NEEDS_ECN, which
+    /// negotiates ECN whatever the `tcp_ecn` sysctl says; a scenario may not turn it off).
+    fn required_ecn(&self) -> Option<EcnEcho> {
+        None
     }
     fn cwnd(&self) -> u64;
     fn ssthresh(&self) -> u64;
@@ -352,6 +374,7 @@ pub fn registry() -> &'static [Algorithm] {
         yeah::ALGORITHM,
         nv::ALGORITHM,
         copa::ALGORITHM,
+        dctcp::ALGORITHM,
     ];
     REGISTRY
 }

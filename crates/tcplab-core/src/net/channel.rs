@@ -588,7 +588,8 @@ mod tests {
         assert_eq!(sent(&offer_one_to_an_idle_link(DropTail::new(QueueLimit::Packets(0), None), 1500)), (0, 1));
         // A step marker (sent through the queue) with a threshold of 0 marks even the first packet
         // of an empty queue.
-        let (stats, ecn) = offer_one_to_an_idle_link(DropTail::new(QueueLimit::Packets(10), Some(0)), 1500);
+        let (stats, ecn) =
+            offer_one_to_an_idle_link(DropTail::new(QueueLimit::Packets(10), Some(QueueLimit::Packets(0))), 1500);
         assert_eq!((stats.transmitted_packets, stats.ecn_marks, ecn), (1, 1, Ecn::Ce));
     }
 

@@ -88,25 +88,40 @@ impl QueueLimit {
 
 /// First-in first-out; a packet that would exceed the limit is dropped on arrival. The limit counts
 /// packets waiting, not the one being transmitted (as Linux's pfifo and ns-3's DropTailQueue do).
-/// Optionally marks ECN-capable packets CE when the queue already holds `mark_threshold` packets
-/// (a step-marking AQM, as DCTCP uses), which gives ECN tests a simple router.
+///
+/// With a marking threshold K it is the `step` queue, DCTCP's AQM (RFC 8257 section 3.1; the
+/// SIGCOMM 2010 paper's switches): an arriving ECN-capable packet is marked CE when at least K
+/// packets (or bytes) already wait, i.e. when the queue with the arrival exceeds K, on the
+/// instantaneous queue and without any randomness. This is what ns-3's DCTCP examples get from
+/// RedQueueDisc with MinTh = MaxTh = K and QW = 1 (red-queue-disc.cc `DoEnqueue`: the average is
+/// then the packets queued before the arrival, marked when at least MaxTh). Packets that are
+/// not ECN-capable are neither marked nor dropped early: only the buffer limit drops.
 pub struct DropTail {
     packets: VecDeque<PacketId>,
     bytes: u64,
     limit: QueueLimit,
-    mark_threshold_packets: Option<u64>,
+    /// K: mark when this many packets or bytes already wait.
+    mark_threshold: Option<QueueLimit>,
 }
 
 impl DropTail {
-    pub fn new(limit: QueueLimit, mark_threshold_packets: Option<u64>) -> Self {
-        Self { packets: VecDeque::new(), bytes: 0, limit, mark_threshold_packets }
+    pub fn new(limit: QueueLimit, mark_threshold: Option<QueueLimit>) -> Self {
+        Self { packets: VecDeque::new(), bytes: 0, limit, mark_threshold }
     }
 }
 
 impl QueueDiscipline for DropTail {
     fn settings(&self) -> QueueSettings {
-        let mark_threshold = self.mark_threshold_packets.map(|k| ("mark_threshold_packets", k as f64));
-        QueueSettings { kind: "droptail", limit: self.limit, parameters: mark_threshold.into_iter().collect() }
+        match self.mark_threshold {
+            None => QueueSettings { kind: "droptail", limit: self.limit, parameters: Vec::new() },
+            Some(threshold) => {
+                let parameter = match threshold {
+                    QueueLimit::Packets(k) => ("threshold_packets", k as f64),
+                    QueueLimit::Bytes(k) => ("threshold_bytes", k as f64),
+                };
+                QueueSettings { kind: "step", limit: self.limit, parameters: vec![parameter] }
+            }
+        }
     }
 
     fn enqueue(
@@ -123,8 +138,12 @@ impl QueueDiscipline for DropTail {
         }
         let mut outcome = EnqueueOutcome::Queued;
         let header = pool.get_mut(packet);
-        if let Some(threshold) = self.mark_threshold_packets {
-            if header.ecn == Ecn::Ect && self.packets.len() as u64 >= threshold {
+        if let Some(threshold) = self.mark_threshold {
+            let reached = match threshold {
+                QueueLimit::Packets(k) => self.packets.len() as u64 >= k,
+                QueueLimit::Bytes(k) => self.bytes >= k,
+            };
+            if header.ecn == Ecn::Ect && reached {
                 header.ecn = Ecn::Ce;
                 outcome = EnqueueOutcome::QueuedMarked;
             }
@@ -153,7 +172,7 @@ impl QueueDiscipline for DropTail {
     }
 
     fn fifo_limit(&self) -> Option<QueueLimit> {
-        self.mark_threshold_packets.is_none().then_some(self.limit)
+        self.mark_threshold.is_none().then_some(self.limit)
     }
 }
 
@@ -201,16 +220,38 @@ mod tests {
     }
 
     #[test]
-    fn step_marking_only_marks_ect_packets_above_threshold() {
+    fn step_marking_marks_ect_arrivals_once_k_packets_wait() {
         let mut pool = PacketPool::default();
-        let mut queue = DropTail::new(QueueLimit::Packets(10), Some(1));
-        let first = packet(&mut pool, 1500, Ecn::Ect);
-        let second = packet(&mut pool, 1500, Ecn::Ect);
-        let third = packet(&mut pool, 1500, Ecn::NotEct);
-        assert_eq!(queue.enqueue(first, &mut pool, 0, &mut Vec::new()), EnqueueOutcome::Queued);
-        assert_eq!(queue.enqueue(second, &mut pool, 0, &mut Vec::new()), EnqueueOutcome::QueuedMarked);
-        assert_eq!(pool.get(second).ecn, Ecn::Ce);
-        assert_eq!(queue.enqueue(third, &mut pool, 0, &mut Vec::new()), EnqueueOutcome::Queued);
-        assert_eq!(pool.get(third).ecn, Ecn::NotEct);
+        // K = 2: the first two arrivals find 0 and 1 waiting, the third finds 2 (the queue with
+        // it exceeds K) and is marked; a packet that is not ECN-capable is never marked.
+        let mut queue = DropTail::new(QueueLimit::Packets(10), Some(QueueLimit::Packets(2)));
+        let ids: Vec<_> = (0..3).map(|_| packet(&mut pool, 1500, Ecn::Ect)).collect();
+        let plain = packet(&mut pool, 1500, Ecn::NotEct);
+        let outcomes: Vec<_> = ids.iter().map(|&id| queue.enqueue(id, &mut pool, 0, &mut Vec::new())).collect();
+        use EnqueueOutcome::*;
+        assert_eq!(outcomes, vec![Queued, Queued, QueuedMarked]);
+        assert_eq!((pool.get(ids[1]).ecn, pool.get(ids[2]).ecn), (Ecn::Ect, Ecn::Ce));
+        assert_eq!(queue.enqueue(plain, &mut pool, 0, &mut Vec::new()), Queued);
+        assert_eq!(pool.get(plain).ecn, Ecn::NotEct);
+        // After three departures one packet waits: an arrival passes unmarked.
+        let mut dropped = Vec::new();
+        queue.dequeue(&mut pool, 0, &mut dropped);
+        queue.dequeue(&mut pool, 0, &mut dropped);
+        queue.dequeue(&mut pool, 0, &mut dropped);
+        let after = packet(&mut pool, 1500, Ecn::Ect);
+        assert_eq!(queue.enqueue(after, &mut pool, 0, &mut Vec::new()), Queued);
+        assert_eq!(queue.settings().kind, "step");
+        assert_eq!(queue.fifo_limit(), None, "marking is decided per arrival, not by the lazy FIFO");
+    }
+
+    #[test]
+    fn step_marking_in_bytes_counts_the_bytes_waiting() {
+        let mut pool = PacketPool::default();
+        // K = 3000 B: after two 1500 B packets 3000 B wait, so the third arrival is marked.
+        let mut queue = DropTail::new(QueueLimit::Bytes(100_000), Some(QueueLimit::Bytes(3000)));
+        let ids: Vec<_> = (0..3).map(|_| packet(&mut pool, 1500, Ecn::Ect)).collect();
+        let outcomes: Vec<_> = ids.iter().map(|&id| queue.enqueue(id, &mut pool, 0, &mut Vec::new())).collect();
+        assert_eq!(outcomes, vec![EnqueueOutcome::Queued, EnqueueOutcome::Queued, EnqueueOutcome::QueuedMarked]);
+        assert_eq!(queue.settings().parameters, vec![("threshold_bytes", 3000.0)]);
     }
 }

@@ -18,7 +18,7 @@ impl QueueSpec {
     pub fn with_defaults(&self) -> QueueSpec {
         let mut spec = self.clone();
         match spec.kind {
-            QueueKind::DropTail => {}
+            QueueKind::DropTail | QueueKind::Step => {}
             QueueKind::Red => {
                 spec.w_q.get_or_insert(0.002);
                 spec.max_p.get_or_insert(0.1);
@@ -293,6 +293,16 @@ impl Scenario {
                         }
                     }
                     flow.params = params;
+                    // What the flow builder forces (see `CongestionControl::required_ecn`),
+                    // written out so that the resolved scenario says what ran; such a flow also
+                    // sends retransmissions ECN-capable unless it says otherwise, as Linux's
+                    // tcp_ecn_send does for algorithms that need ECN (and ns-3's DctcpEcn mode).
+                    let info = cc::ConnectionInfo::new(1448, 10, 1);
+                    if (algorithm.create)(&flow.params, info).is_ok_and(|c| c.required_ecn().is_some()) {
+                        let tcp = flow.tcp.get_or_insert_with(TcpSpec::default);
+                        tcp.ecn = Some(true);
+                        tcp.ect_retransmissions.get_or_insert(true);
+                    }
                 }
             }
         }
@@ -329,7 +339,6 @@ impl Scenario {
             delay: Duration(NANOS_PER_MILLI),
             buffer: Buffer::Packets(1000),
             queue: QueueSpec::default(),
-            ecn_mark_threshold: None,
             rdc_stamp: false,
             forward: DirectionSpec::default(),
             reverse: DirectionSpec::default(),

@@ -276,6 +276,54 @@ mod tests {
     }
 
     #[test]
+    fn step_queues_need_a_threshold_above_zero_and_below_the_buffer() {
+        let with_queue = |link: &str| MINIMAL.replace("delay = \"10ms\" }", &format!("delay = \"10ms\", {link} }}"));
+        let ok =
+            Scenario::from_toml(&with_queue("buffer = \"100p\", queue = { kind = \"step\", threshold = \"20p\" }"));
+        assert!(ok.is_ok(), "{ok:?}");
+        for (link, fragment) in [
+            ("queue = \"step\"", "is required for a step queue"),
+            ("queue = { kind = \"step\", threshold = \"0p\" }", "must be more than 0"),
+            ("buffer = \"100p\", queue = { kind = \"step\", threshold = \"100p\" }", "not below the buffer 100p"),
+            ("buffer = \"1BDP\", queue = { kind = \"step\", threshold = \"1.5BDP\" }", "not below the buffer"),
+            (
+                "buffer = \"100p\", forward = { buffer = \"10p\" }, queue = { kind = \"step\", threshold = \"20p\" }",
+                "not below the forward.buffer 10p",
+            ),
+        ] {
+            let err = error_of(&with_queue(link));
+            assert_eq!(err.key, "topology.bottleneck.queue.threshold", "{link}");
+            assert!(err.message.contains(fragment), "{link}: {err}");
+        }
+        let err = error_of(&with_queue("queue = { kind = \"red\", threshold = \"5p\" }"));
+        assert_eq!(err.key, "topology.bottleneck.queue.threshold");
+        assert!(err.message.contains("only applies to step"), "{err}");
+        let err = error_of(&with_queue("ecn_mark_threshold = \"20p\""));
+        assert!(err.message.contains("ecn_mark_threshold"), "the old key is gone: {err}");
+    }
+
+    #[test]
+    fn dctcp_refuses_ecn_turned_off_and_the_resolved_scenario_says_it_ran_with_ecn() {
+        let dctcp = MINIMAL.replace("cc = \"cubic\"", "cc = \"dctcp\"");
+        let err = error_of(&dctcp.replace("[[flows]]", "[tcp]\necn = false\n[[flows]]"));
+        assert_eq!(err.key, "tcp.ecn");
+        assert!(err.message.contains("'dctcp', which needs ECN"), "{err}");
+        let err = error_of(&dctcp.replace("cc = \"dctcp\"", "cc = \"dctcp\"\ntcp = { ecn = false }"));
+        assert_eq!(err.key, "flows[0].tcp.ecn");
+        // The flow's own `ecn = true` over a scenario-wide false is consistent.
+        let own = dctcp
+            .replace("[[flows]]", "[tcp]\necn = false\n[[flows]]")
+            .replace("cc = \"dctcp\"", "cc = \"dctcp\"\ntcp = { ecn = true }");
+        assert!(Scenario::from_toml(&own).is_ok());
+        // Unset: resolved with ecn = true on the flow, and that resolved scenario validates.
+        let resolved = Scenario::from_toml(&dctcp).unwrap().resolved();
+        assert_eq!(resolved.flows[0].tcp.as_ref().and_then(|t| t.ecn), Some(true));
+        assert_eq!(resolved.flows[0].tcp.as_ref().and_then(|t| t.ect_retransmissions), Some(true));
+        assert_eq!(resolved.tcp.ecn, Some(false));
+        assert!(Scenario::from_toml(&resolved.to_toml()).is_ok());
+    }
+
+    #[test]
     fn ns2_sender_keys_are_checked_by_name_value_and_what_is_allowed() {
         let with_tcp = |lines: &str| MINIMAL.replace("[[flows]]", &format!("[tcp]\n{lines}\n[[flows]]"));
         let err = error_of(&with_tcp("rtt_sampling = \"per_rtt\""));

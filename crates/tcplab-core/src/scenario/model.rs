@@ -102,6 +102,8 @@ pub enum QueueKind {
     Codel,
     FqCodel,
     Pie,
+    /// Drop-tail with DCTCP's step marking at `threshold` (docs/queues/step.md).
+    Step,
 }
 
 /// A queue discipline and its parameters. In a scenario either a name (`queue = "codel"`) or a
@@ -159,6 +161,10 @@ pub struct QueueSpec {
     pub flows: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quantum: Option<Bytes>,
+    /// Step: mark ECN-capable arrivals CE when at least this much already waits (packets,
+    /// bytes or a multiple of the BDP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<Buffer>,
 }
 
 /// Reads `queue` as a name or as a table, keeping serde's errors (and their key paths).
@@ -167,7 +173,9 @@ fn deserialize_queue<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Resul
     impl<'de> serde::de::Visitor<'de> for QueueVisitor {
         type Value = QueueSpec;
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a queue name (\"droptail\", \"red\", \"codel\", \"fq_codel\", \"pie\") or a table with `kind`")
+            f.write_str(
+                "a queue name (\"droptail\", \"red\", \"codel\", \"fq_codel\", \"pie\", \"step\") or a table with `kind`",
+            )
         }
         fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<QueueSpec, E> {
             let kind = QueueKind::deserialize(serde::de::value::StrDeserializer::<E>::new(name))?;
@@ -201,9 +209,6 @@ pub struct LinkSpec {
     /// large FIFO at this link's rate would give them.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rdc_stamp: bool,
-    /// Drop-tail only: mark ECN-capable packets CE when this many packets are already queued.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecn_mark_threshold: Option<Buffer>,
     #[serde(default, skip_serializing_if = "DirectionSpec::is_empty")]
     pub forward: DirectionSpec,
     #[serde(default, skip_serializing_if = "DirectionSpec::is_empty")]

@@ -4,7 +4,7 @@
 
 use super::error::ScenarioError;
 use super::model::TcpSpec;
-use crate::tcp::TcpConfig;
+use crate::tcp::{EcnEcho, TcpConfig};
 use crate::tcp::{RecoveryMode, RtoFormula, RtoRestart, RttSampling};
 use crate::units::Duration;
 
@@ -52,7 +52,6 @@ impl TcpSpec {
         let recovery = full.recovery.expect("defaults fill every key");
         let rack = full.rack.expect("defaults fill every key");
         let tail_loss_probe = full.tail_loss_probe.expect("defaults fill every key");
-        let quick_acks = full.quick_acks.expect("defaults fill every key");
         let receive_window = check_receive_window(&full, mss, key)?;
         let send_buffer = check_send_buffer(&full, mss, key)?;
         Ok(TcpConfig {
@@ -76,7 +75,7 @@ impl TcpSpec {
             syn: full.syn.expect("defaults fill every key"),
             ect_retransmissions: full.ect_retransmissions.expect("defaults fill every key"),
             rto_restart: full.rto_restart.expect("defaults fill every key"),
-            quick_ack_segments: quick_acks,
+            quick_ack_segments: full.quick_acks.expect("defaults fill every key"),
             limited_transmit: full.limited_transmit.expect("defaults fill every key"),
             duplicate_threshold,
             min_rto,
@@ -87,6 +86,7 @@ impl TcpSpec {
             delayed_ack_count,
             delayed_ack_timeout: get(full.delayed_ack_timeout),
             ecn: full.ecn.expect("defaults fill every key"),
+            ecn_echo: EcnEcho::Rfc3168,
             receive_window,
             send_buffer,
             pacing: full.pacing.expect("defaults fill every key"),

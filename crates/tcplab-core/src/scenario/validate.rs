@@ -173,7 +173,26 @@ impl Scenario {
             ));
         }
         cc::resolve(name).map_err(|e| ScenarioError::new(format!("{key}.cc"), e))?;
-        cc::create(name, &flow.params, info).map_err(|e| ScenarioError::new(format!("{key}.params"), e))?;
+        let controller =
+            cc::create(name, &flow.params, info).map_err(|e| ScenarioError::new(format!("{key}.params"), e))?;
+        if controller.required_ecn().is_some() {
+            // The flow's own `ecn` wins over the scenario's.
+            let own = flow.tcp.as_ref().and_then(|t| t.ecn);
+            let ecn_key = match (own, self.tcp.ecn) {
+                (Some(false), _) => Some(format!("{key}.tcp.ecn")),
+                (None, Some(false)) => Some("tcp.ecn".to_string()),
+                _ => None,
+            };
+            if let Some(ecn_key) = ecn_key {
+                return Err(ScenarioError::new(
+                    ecn_key,
+                    format!(
+                        "false, but {key} runs '{name}', which needs ECN (Linux negotiates ECN for it whatever \
+                         net.ipv4.tcp_ecn says): leave ecn unset or true for this flow"
+                    ),
+                ));
+            }
+        }
         if flow.tcp.as_ref().is_some_and(|t| t.profile.is_some()) {
             return Err(ScenarioError::new(
                 format!("{key}.tcp.profile"),
@@ -259,6 +278,8 @@ impl QueueSpec {
         only(!is(&[Codel, FqCodel]) && self.interval.is_some(), "interval", "codel and fq_codel")?;
         only(!is(&[FqCodel]) && self.flows.is_some(), "flows", "fq_codel")?;
         only(!is(&[FqCodel]) && self.quantum.is_some(), "quantum", "fq_codel")?;
+        only(!is(&[Step]) && self.threshold.is_some(), "threshold", "step")?;
+        self.validate_step(key)?;
         for (field, value) in [("w_q", self.w_q), ("max_p", self.max_p), ("mark_p", self.mark_p)] {
             if let Some(v) = value {
                 if !(v > 0.0 && v <= 1.0) {
@@ -316,6 +337,26 @@ impl QueueSpec {
             return Err(ScenarioError::new(format!("{key}.mean_packet_size"), "must be more than 0B"));
         }
         Ok(())
+    }
+}
+
+impl QueueSpec {
+    /// A step queue needs its threshold K, above 0.
+    fn validate_step(&self, key: &str) -> Result<(), ScenarioError> {
+        if self.kind != QueueKind::Step {
+            return Ok(());
+        }
+        match self.threshold {
+            None => Err(ScenarioError::new(
+                format!("{key}.threshold"),
+                "is required for a step queue: the queue length K at which it marks, e.g. \"65p\", \"97KB\" or \"0.2BDP\"",
+            )),
+            Some(k) if is_empty_buffer(&k) => Err(ScenarioError::new(
+                format!("{key}.threshold"),
+                format!("{k} must be more than 0: a step queue would mark every packet"),
+            )),
+            Some(_) => Ok(()),
+        }
     }
 }
 
@@ -442,18 +483,27 @@ fn validate_link(key: &str, link: &LinkSpec, needs_ends: bool) -> Result<(), Sce
         }
     }
     link.queue.validate(&format!("{key}.queue"))?;
-    if link.ecn_mark_threshold.is_some() && link.queue.kind != QueueKind::DropTail {
-        return Err(ScenarioError::new(
-            format!("{key}.ecn_mark_threshold"),
-            "applies to droptail queues; RED, CoDel and FQ-CoDel mark with `ecn = true`",
-        ));
-    }
-    if let Some(threshold) = link.ecn_mark_threshold {
-        if !matches!(threshold, Buffer::Packets(n) if n >= 1) {
-            return Err(ScenarioError::new(
-                format!("{key}.ecn_mark_threshold"),
-                format!("{threshold} must be a number of packets, at least 1 (e.g. \"20p\")"),
-            ));
+    if let Some(threshold) = link.queue.threshold {
+        let buffers = [
+            ("buffer", Some(link.buffer)),
+            ("forward.buffer", link.forward.buffer),
+            ("reverse.buffer", link.reverse.buffer),
+        ];
+        for (field, buffer) in buffers {
+            let Some(buffer) = buffer else { continue };
+            let below = match (threshold, buffer) {
+                (Buffer::Packets(k), Buffer::Packets(b)) | (Buffer::Bytes(k), Buffer::Bytes(b)) => Some(k < b),
+                (Buffer::Bdp(k), Buffer::Bdp(b)) => Some(k < b),
+                // Mixed units are not compared (docs/queues/step.md): a threshold above the
+                // buffer then never marks.
+                _ => None,
+            };
+            if below == Some(false) {
+                return Err(ScenarioError::new(
+                    format!("{key}.queue.threshold"),
+                    format!("{threshold} is not below the {field} {buffer}: the queue would drop before it marks"),
+                ));
+            }
         }
     }
     for (direction, spec) in [("forward", &link.forward), ("reverse", &link.reverse)] {

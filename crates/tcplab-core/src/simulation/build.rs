@@ -35,8 +35,6 @@ struct FlowPlan<'a> {
 /// A channel's queue settings, kept until the BDP its buffer may be measured in is known.
 struct PendingQueue {
     buffer: Buffer,
-    /// Drop-tail ECN marking threshold, in packets.
-    mark_threshold: Option<u64>,
     queue: QueueSpec,
 }
 
@@ -170,7 +168,7 @@ impl Simulation {
         let spec = plan.spec;
         let key = format!("flows[{}]", plan.entry);
         let tcp_spec = TcpSpec::for_flow(&spec.tcp.clone().unwrap_or_default(), &self.scenario.tcp);
-        let config = tcp_spec.to_config(&format!("{key}.tcp"))?;
+        let mut config = tcp_spec.to_config(&format!("{key}.tcp"))?;
         let algorithm = spec.cc.clone().expect("validated: TCP flows name an algorithm");
         let (seed, run) = (self.scenario.simulation.seed, self.scenario.simulation.run);
         let mut algorithm_rng = rng_stream(seed, run, StreamKind::Algorithm, id as u64);
@@ -183,6 +181,12 @@ impl Simulation {
         };
         let controller =
             cc::create(&algorithm, &spec.params, info).map_err(|e| ScenarioError::new(format!("{key}.params"), e))?;
+        // An algorithm that needs ECN (dctcp) gets it with its echo at both ends, as Linux
+        // negotiates ECN for such algorithms; validation refused a `tcp.ecn = false` here.
+        if let Some(echo) = controller.required_ecn() {
+            config.ecn = true;
+            config.ecn_echo = echo;
+        }
         let index = self.tcp.len() as u32;
         let size = spec.size.map(|s| s.0);
         let (mut sender, receiver) = connection_endpoints(index, (plan.source, plan.sink), &config, controller, size);
@@ -367,17 +371,12 @@ impl NetworkBuilder {
             channel
         });
         self.network.add_link(name, forward, reverse);
-        let mark_threshold = match spec.ecn_mark_threshold {
-            Some(Buffer::Packets(n)) => Some(n),
-            _ => None,
-        };
         for (offset, (label, _, _, direction)) in directions.into_iter().enumerate() {
             if let Some(trace) = &direction.trace {
                 self.pending_traces.push((first_index as usize + offset, trace.clone()));
             }
             self.pending_queues.push(PendingQueue {
                 buffer: direction.buffer.unwrap_or(spec.buffer),
-                mark_threshold,
                 queue: spec.queue.with_defaults(),
             });
             self.channel_labels.push((name.to_string(), label));
@@ -456,7 +455,7 @@ impl NetworkBuilder {
                 QueueLimit::Bytes(b) => format!("{b}B ({})", pending.buffer),
             };
             let rng = rng_stream(self.seed, self.run, StreamKind::Queue, index as u64);
-            let queue = build_queue(&pending.queue, limit, pending.mark_threshold, bdp_bytes, channel.rate_bps, rng);
+            let queue = build_queue(&pending.queue, limit, bdp_bytes, channel.rate_bps, rng);
             channel.install_queue(queue);
         }
     }

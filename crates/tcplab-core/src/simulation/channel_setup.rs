@@ -22,7 +22,6 @@ use crate::units::Buffer;
 pub(super) fn build_queue(
     spec: &QueueSpec,
     limit: QueueLimit,
-    mark_threshold: Option<u64>,
     bdp_bytes: f64,
     rate_bps: u64,
     rng: SimRng,
@@ -33,7 +32,16 @@ pub(super) fn build_queue(
         ecn: spec.ecn.unwrap_or(false),
     };
     match spec.kind {
-        QueueKind::DropTail => Box::new(DropTail::new(limit, mark_threshold)),
+        QueueKind::DropTail => Box::new(DropTail::new(limit, None)),
+        QueueKind::Step => {
+            let threshold = match spec.threshold.expect("validated: a step queue has a threshold") {
+                Buffer::Packets(k) => QueueLimit::Packets(k),
+                Buffer::Bytes(k) => QueueLimit::Bytes(k),
+                // At least one byte: a threshold of 0 would mark every packet.
+                Buffer::Bdp(multiple) => QueueLimit::Bytes(((bdp_bytes * multiple).round() as u64).max(1)),
+            };
+            Box::new(DropTail::new(limit, Some(threshold)))
+        }
         QueueKind::Codel => Box::new(Codel::new(codel(), limit)),
         QueueKind::FqCodel => {
             let packets = match limit {

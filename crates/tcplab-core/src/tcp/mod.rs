@@ -11,6 +11,7 @@ pub mod sender;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::cc::EcnEcho;
 use crate::net::packet::Packet;
 use crate::sim::EventQueue;
 use crate::time::SimDuration;
@@ -176,6 +177,9 @@ pub struct TcpConfig {
     pub delayed_ack_timeout: SimDuration,
     /// Negotiate ECN: data is sent ECT(0) and the receiver echoes CE.
     pub ecn: bool,
+    /// How the receiver echoes CE: RFC 3168 unless the algorithm requires DCTCP's echo (set by
+    /// the flow builder from `CongestionControl::required_ecn`, not a scenario key).
+    pub ecn_echo: EcnEcho,
     /// Receive buffer in bytes; the advertised window is what it has free.
     pub receive_window: u64,
     /// Send buffer in bytes: the data outstanding never exceeds it (None: unbounded).

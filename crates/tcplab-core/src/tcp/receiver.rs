@@ -1,6 +1,6 @@
 //! The TCP receiver: reassembly, in-order delivery to the application, cumulative ACKs with SACK
-//! blocks (RFC 2018), delayed ACKs (RFC 5681 section 4.2), ECN echo (RFC 3168) and the receive
-//! window.
+//! blocks (RFC 2018), delayed ACKs (RFC 5681 section 4.2), ECN echo (RFC 3168, or DCTCP's of RFC
+//! 8257 section 3.2) and the receive window.
 //!
 //! ACK policy: out-of-order, duplicate and hole-filling segments are acknowledged at once; so are
 //! the first `quick_ack_segments` segments of the connection (Linux's quick-ACK mode at the start,
@@ -29,7 +29,7 @@ use crate::cc::sdc::{delay_after_calm_round, delay_after_mark};
 use crate::histogram::DelayHistogram;
 use crate::net::packet::{Ecn, Packet, PacketKind, MAX_SACK_BLOCKS};
 use crate::sim::Event;
-use crate::tcp::{AckDelayMode, EndpointContext, TcpConfig};
+use crate::tcp::{AckDelayMode, EcnEcho, EndpointContext, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 
 /// 1-bit RDC delays only while the estimated window is at most this many segments (as SDC).
@@ -130,7 +130,8 @@ pub struct TcpReceiver {
     last_ack_sent: u64,
     delayed_ack_deadline: Option<SimTime>,
     delayed_ack_event_at: Option<SimTime>,
-    /// Echo ECE on every ACK until a segment with CWR arrives.
+    /// Echo ECE on the next ACK: RFC 3168, from a CE segment until a segment with CWR arrives;
+    /// DCTCP, exactly while the last data segment was CE (its CE state).
     ece_pending: bool,
     /// Receiver-based delay control: ACKs waiting to leave (release time, ACK), the largest
     /// router stamp since the last ACK (exact RDC), and the 1-bit controller.
@@ -207,10 +208,8 @@ impl TcpReceiver {
             });
             return;
         }
-        if data.cwr {
-            self.ece_pending = false;
-        }
         let ce = data.ecn == Ecn::Ce;
+        let ce_state_changed = self.dctcp_ce_state_change(ce, ctx);
         match self.config.ack_delay {
             AckDelayMode::None => {}
             AckDelayMode::ExactRdc => self.pending_stamp = self.pending_stamp.max(data.delay_stamp),
@@ -218,8 +217,13 @@ impl TcpReceiver {
         }
         if ce {
             self.stats.ce_received += 1;
+        }
+        if self.config.ecn_echo == EcnEcho::Rfc3168 {
+            if data.cwr {
+                self.ece_pending = false;
+            }
             let absorbed = self.config.ack_delay == AckDelayMode::OneBitRdc && self.one_bit.absorbs_marks();
-            if self.config.ecn && !absorbed {
+            if ce && self.config.ecn && !absorbed {
                 self.ece_pending = true;
             }
         }
@@ -230,7 +234,7 @@ impl TcpReceiver {
             self.ts_recent = data.sent_at;
         }
         let had_holes = !self.out_of_order.is_empty();
-        let immediate;
+        let mut immediate;
         if end <= self.rcv_nxt || self.is_held(start, end) {
             self.stats.duplicate_bytes += data.payload_bytes as u64;
             immediate = true;
@@ -241,6 +245,7 @@ impl TcpReceiver {
             self.hold(start, end);
             immediate = true;
         }
+        immediate |= ce_state_changed;
         self.unacknowledged_segments += 1;
         self.segments_received += 1;
         let enough = self.unacknowledged_segments >= self.config.delayed_ack_count;
@@ -255,6 +260,21 @@ impl TcpReceiver {
                 ctx.events.schedule(deadline, Event::DelayedAckTimer { flow: self.flow });
             }
         }
+    }
+
+    /// DCTCP's echo (RFC 8257 section 3.2): the CE state follows each data segment, and a
+    /// change is acknowledged at once (the caller's immediate ACK); the segments a delayed ACK
+    /// was still waiting for are acknowledged first, with the old state. Returns whether the
+    /// state changed; nothing happens with the RFC 3168 echo.
+    fn dctcp_ce_state_change(&mut self, ce: bool, ctx: &mut EndpointContext) -> bool {
+        if !self.config.ecn || self.config.ecn_echo != EcnEcho::Dctcp || ce == self.ece_pending {
+            return false;
+        }
+        if self.unacknowledged_segments > 0 {
+            self.send_ack(None, ctx);
+        }
+        self.ece_pending = ce;
+        true
     }
 
     pub fn on_delayed_ack_timer(&mut self, ctx: &mut EndpointContext) {

@@ -16,6 +16,9 @@ from tcplab._core import ScenarioError
 # versions are written after these modules; docs/algorithms). The others (newreno as ns-2 has it,
 # compound, roccet, rta, tcp_do, sdc, ...) have no module in mainline Linux.
 KERNEL_MODULES = ("reno", "cubic", "bbr", "bic", "highspeed", "hybla", "scalable", "vegas", "veno", "westwood")
+# Algorithms whose Linux module changes what the receiver does (dctcp echoes CE its own way): the
+# back-end would have to set them on the receiving socket as well.
+RECEIVER_ALGORITHMS = ("dctcp",)
 AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 SUPPORTED_TOPOLOGIES = ("dumbbell", "chain")
 
@@ -64,6 +67,12 @@ def check_scenario(scenario: dict[str, Any], as_written: dict[str, Any]) -> None
         if flow.get("protocol", "tcp") != "tcp":
             continue
         cc = flow.get("cc")
+        if cc in RECEIVER_ALGORITHMS:
+            raise ScenarioError(
+                f"{key}.cc: '{cc}' does not run on the Linux back-end yet: the kernel's {cc} needs the receiving "
+                f"socket to run {cc} too (its CE echo, net/ipv4/tcp_dctcp.h), and the back-end's receivers keep "
+                "the host default; run it on the simulator or the ns-3 back-end"
+            )
         if cc not in KERNEL_MODULES or cc not in available:
             raise ScenarioError(
                 f"{key}.cc: '{cc}' has no congestion control module in this kernel; it has: {', '.join(available)}"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tcplab._core import ScenarioError
-from tcplab.backends.preflight_common import check_links
+from tcplab.backends.preflight_common import check_links, links
 from tcplab.backends.preflight_common import show as _show
 
 INSTALL_HINT = "install Debian's ns-2.35 with 'apt-get install ns2' (the test setup does)"
@@ -279,14 +279,18 @@ def check_params(cc: str, module: str | None, params: dict[str, Any], key: str) 
 
 def check_scenario(scenario: dict[str, Any]) -> None:
     """Refuses, by key, what ns-2 cannot express. ``scenario`` is resolved (defaults filled)."""
+    for key, link in links(scenario):
+        queue = link.get("queue") or {}
+        if (queue.get("kind") if isinstance(queue, dict) else queue) == "step":
+            raise ScenarioError(f"{key}.queue.kind: 'step' cannot run on ns-2 (ns-2.35 has DropTail and RED, and "
+                                "its RED does not make a step: in the gentle region it drops ECN-capable packets "
+                                "instead of marking them); use \"droptail\" or \"red\"")
     for key, link, queue in check_links(scenario, "ns-2", ("droptail", "red"), "to ns-2's ErrorModel",
                                         " (ns-2.35 has DropTail and RED)"):
         if isinstance(queue, dict):
             if queue.get("idle_decay") is False:
                 raise ScenarioError(f"{key}.queue.idle_decay: false cannot run on ns-2 (its RED always decays "
                                     "the average over idle time); remove the key")
-        if link.get("ecn_mark_threshold") is not None:
-            raise ScenarioError(f"{key}.ecn_mark_threshold: ns-2's DropTail does not mark; remove the key")
         if link.get("rdc_stamp"):
             raise ScenarioError(f"{key}.rdc_stamp: exact receiver-based delay control runs on the simulator only; "
                                 "remove the key")

@@ -72,6 +72,19 @@ def _queue_lines(index: int, channel: dict[str, Any], with_disc: bool) -> list[s
 def _queue_disc(kind: str, parameters: dict[str, float], limit: str, channel: dict[str, Any]) -> tuple[str, list[tuple[str, str]]]:
     """ns-3 TypeId and attributes for an AQM (red-queue-disc.cc:68-212, codel-queue-disc.cc:66-105,
     fq-codel-queue-disc.cc:103-162, pie-queue-disc.cc:36-140 in ns-3.44)."""
+    if kind == "step":
+        # DCTCP's step marking as ns-3's DCTCP examples build it (examples/tcp/dctcp-example.cc:
+        # RedQueueDisc, QW = 1, UseHardDrop false): with QW = 1 the average is the packets (or
+        # bytes) queued before the arrival (red-queue-disc.cc:335-358), and without Gentle an
+        # average at or above MaxTh = MinTh = K is a forced mark (370-373, 410-412). ns-3's RED
+        # drops arrivals that are not ECN-capable there (tcplab's step queue keeps them), and
+        # marks only with more than one packet queued (368).
+        threshold = parameters.get("threshold_packets", parameters.get("threshold_bytes"))
+        return "ns3::RedQueueDisc", [
+            ("MaxSize", limit), ("MinTh", repr(float(threshold))), ("MaxTh", repr(float(threshold))), ("QW", "1.0"),
+            ("Gentle", "false"), ("UseEcn", "true"), ("UseHardDrop", "false"),
+            ("LinkBandwidth", f"{channel['rate_bps']}bps"), ("LinkDelay", f"{channel['delay_ns']}ns"),
+        ]
     ecn = "true" if parameters["ecn"] else "false"
     if kind == "red":
         byte_mode = bool(parameters["byte_mode"])

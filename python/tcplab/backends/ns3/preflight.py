@@ -29,6 +29,9 @@ ALGORITHMS = {
     # TCP-RTA and TCP-do were written for ns-3 but never published: the engine's own
     # (engine/tcp-rta.cc, engine/tcp-do.cc).
     "rta": "tcplab::TcpRta", "tcp_do": "tcplab::TcpDo",
+    # TcpDctcp switches the socket to DCTCP's ECN (DctcpEcn: every packet ECT, the receiver's
+    # CE state echoed, tcp-dctcp.cc:105-114, tcp-socket-base.cc:75-82).
+    "dctcp": "ns3::TcpDctcp",
 }
 
 
@@ -70,6 +73,8 @@ ATTRIBUTES: dict[str, dict[str, tuple[str, Any]]] = {
         "alpha": ("Alpha", str), "gamma": ("Gamma", str), "delta": ("Delta", str), "epsilon": ("Epsilon", str),
         "phi": ("Phy", str), "rho": ("Rho", str), "zeta": ("Zeta", str), "scalable_ai_count": ("StcpAiFactor", str),
     },
+    # tcp-dctcp.cc:32-41: DctcpShiftG is g itself (0.0625 = 2^-4), DctcpAlphaOnInit a fraction.
+    "dctcp": {"shift_g": ("DctcpShiftG", lambda shift: repr(2.0 ** -int(shift))), "alpha_on_init": ("DctcpAlphaOnInit", str)},
     "rta": {
         "upper_threshold": ("UpperThreshold", _nanoseconds_text), "lower_threshold": ("LowerThreshold", _nanoseconds_text),
         "rtt0": ("Rtt0", _nanoseconds_text), "slow_start_by_segments": ("SlowStartBySegments", _ns3_bool),
@@ -102,6 +107,13 @@ CONSTANTS: dict[str, dict[str, tuple[Any, str]]] = {
         "reduction": ("rfc5681", "TcpNewReno halves the bytes in flight (tcp-congestion-ops.cc:233-238)"),
     },
     "reno": {"freeze_when_not_cwnd_limited": (True, "TcpLinuxReno always freezes (tcp-linux-reno.h:85)")},
+    "dctcp": {
+        "arithmetic": ("float", "TcpDctcp keeps alpha as a double: alpha = (1 - g) alpha + g F (tcp-dctcp.cc:148)"),
+        "loss_response": ("alpha", "TcpDctcp::GetSsThresh returns (1 - alpha / 2) cwnd for losses too "
+                                   "(tcp-dctcp.cc:124)"),
+        "freeze_when_not_cwnd_limited": (False, "TcpDctcp::Init turns TcpLinuxReno's freeze off "
+                                                "(SetSuppressIncreaseIfCwndLimited(false), tcp-dctcp.cc:113)"),
+    },
     "cubic": {
         "freeze_when_not_cwnd_limited": (True, "TcpCubic always freezes (tcp-cubic.cc:187-192)"),
         "max_increment": (0, "TcpCubic has no Smax"),
@@ -244,6 +256,9 @@ def check_tcp(tcp: dict[str, Any], cc: str, key: str) -> None:
             # TcpBbr paces itself and reads each ACK's sample (tcp-bbr.cc:172-176, 358-367); so
             # does tcplab's BBR, whatever these keys say.
             continue
+        if field == "ect_retransmissions" and cc == "dctcp":
+            # TcpDctcp's DctcpEcn mode sends every packet ECN-capable (tcp-socket-base.cc:75-82).
+            allowed, why = True, "TcpDctcp sends retransmissions ECN-capable, tcp-socket-base.cc:81"
         value = tcp[field]
         if value != allowed:
             name = _TCP_KEYS.get(field, field)
@@ -290,7 +305,7 @@ def socket_attributes(tcp: dict[str, Any]) -> tuple[list[tuple[str, str]], list[
     return sender, receiver, recovery
 
 
-QUEUE_KINDS = ("droptail", "red", "codel", "fq_codel", "pie")
+QUEUE_KINDS = ("droptail", "red", "codel", "fq_codel", "pie", "step")
 
 
 def check_scenario(scenario: dict[str, Any]) -> None:
@@ -304,8 +319,6 @@ def check_scenario(scenario: dict[str, Any]) -> None:
                 raise ScenarioError(f"{direction_key}.jitter: the ns-3 back-end cannot express {distribution} jitter "
                                     "(its channel draws only a drifting delay, which never reorders); use "
                                     "distribution = \"drift\" or remove the key to run on ns-3")
-        if link.get("ecn_mark_threshold") is not None:
-            raise ScenarioError(f"{key}.ecn_mark_threshold: ns-3 has no drop-tail queue that marks; remove the key")
         if link.get("rdc_stamp"):
             raise ScenarioError(f"{key}.rdc_stamp: exact receiver-based delay control runs on the simulator only; "
                                 "remove the key")
@@ -326,6 +339,12 @@ def check_channels(network: dict[str, Any]) -> None:
         queue = channel["queue"]
         parameters = queue["parameters"]
         where = f"topology: link '{channel['link']}' ({channel['direction']}) queue"
+        if queue["kind"] == "step":
+            in_packets = "threshold_packets" in parameters
+            if in_packets != (queue["limit_packets"] is not None):
+                raise ScenarioError(f"{where}.threshold: a step queue runs on ns-3 as RedQueueDisc, which counts its "
+                                    "thresholds in the unit of its limit: give threshold and buffer both in packets "
+                                    "(e.g. \"65p\") or both in bytes or BDP")
         if queue["kind"] == "red":
             if not parameters["idle_decay"]:
                 raise ScenarioError(f"{where}.idle_decay: false cannot run on ns-3 (its RED always decays the "

@@ -403,6 +403,16 @@ class TcpReader : public Application
     {
         m_listener = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
         SetAll(m_listener, m_plan.sinkAttributes);
+        if (m_plan.ccType == "ns3::TcpDctcp")
+        {
+            // DCTCP's CE echo belongs to the receiving socket's congestion control (tcp-dctcp.cc
+            // CeState0to1, CeState1to0; Init selects DctcpEcn): the listener runs TcpDctcp too,
+            // and the sockets it accepts fork it.
+            ObjectFactory algorithm(m_plan.ccType);
+            auto echo = algorithm.Create<TcpCongestionOps>();
+            SetAll(echo, m_plan.ccAttributes);
+            DynamicCast<TcpSocketBase>(m_listener)->SetCongestionControlAlgorithm(echo);
+        }
         m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), BASE_PORT + m_plan.id));
         m_listener->Listen();
         m_listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
