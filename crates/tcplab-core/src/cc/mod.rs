@@ -48,6 +48,12 @@ pub struct AckEvent {
     pub srtt: SimDuration,
     /// Smallest RTT sample of the connection; 0 before the first sample.
     pub min_rtt: SimDuration,
+    /// Forward one-way delay this ACK reports through TCP timestamps (RFC 7323): the receiver's
+    /// clock when it sent the ACK (its TSval) minus the echoed send time of the data segment
+    /// (TSecr), as LEDBAT and TCP-LP read it. The simulator has one clock, so there is no offset
+    /// to remove; it includes the receiver's ACK delay, as the TSval - TSecr difference does in
+    /// Linux and ns-3. None when timestamps are off (`tcp.timestamps = false`).
+    pub one_way_delay: Option<SimDuration>,
     pub bytes_in_flight_before: u64,
     pub bytes_in_flight: u64,
     /// The sender is in fast recovery, or in the round after an ECN reduction (Linux's CWR
