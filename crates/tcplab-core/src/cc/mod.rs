@@ -8,12 +8,15 @@
 
 pub mod bbr;
 pub mod bic;
+pub mod cdg;
 pub mod compound;
 pub mod cubic;
 pub mod external;
 pub mod harness;
 pub mod highspeed;
 pub mod hybla;
+pub mod ledbat;
+pub mod lp;
 pub mod newreno;
 pub mod properties;
 pub mod reno;
@@ -348,6 +351,9 @@ pub fn registry() -> &'static [Algorithm] {
         roccet::ALGORITHM,
         tcp_do::ALGORITHM,
         sdc::ALGORITHM,
+        ledbat::ALGORITHM,
+        lp::ALGORITHM,
+        cdg::ALGORITHM,
     ];
     REGISTRY
 }
