@@ -51,11 +51,11 @@ pub struct AckEvent {
     pub srtt: SimDuration,
     /// Smallest RTT sample of the connection; 0 before the first sample.
     pub min_rtt: SimDuration,
-    /// Forward one-way delay this ACK reports through TCP timestamps (RFC 7323): the receiver's
-    /// clock when it sent the ACK (its TSval) minus the echoed send time of the data segment
-    /// (TSecr), as LEDBAT and TCP-LP read it. The simulator has one clock, so there is no offset
-    /// to remove; it includes the receiver's ACK delay, as the TSval - TSecr difference does in
-    /// Linux and ns-3. None when timestamps are off (`tcp.timestamps = false`).
+    /// Forward one-way delay of the data segment this ACK echoes (its arrival at the receiver
+    /// minus its send time, the TSecr the ACK carries), as RFC 6817 §2.3 has the receiver measure
+    /// it at arrival and send it back. The simulator has one clock, so there is no offset. It
+    /// leaves out the receiver's ACK delay, which Linux's and ns-3's TSval - TSecr difference
+    /// includes. None when timestamps are off (`tcp.timestamps = false`).
     pub one_way_delay: Option<SimDuration>,
     pub bytes_in_flight_before: u64,
     pub bytes_in_flight: u64,
