@@ -10,16 +10,21 @@
 //! which cwnd does not grow; a second indication within it cuts cwnd to one segment. Otherwise the
 //! growth is Reno's (slow start below ssthresh, +1 segment per RTT above) and a loss is Reno's.
 //!
-//! Followed from Linux where the paper is silent: after each indication d_min becomes sowd and
-//! d_max twice sowd; d_max keeps the second largest sample (a single spike cannot stretch the
-//! range: tcp_lp.c `owd_max_rsv`); an indication does not touch ssthresh, so a flow still in slow
-//! start stays there; the ACK that gives the first indication still grows cwnd (the inference test
-//! comes before the cut, as `pkts_acked` runs before `cong_avoid`). The one-way delay is the TCP
-//! timestamp difference (`AckEvent::one_way_delay`): Linux corrects the remote clock's rate by an
-//! estimate of its frequency; the simulator has one clock and needs none. Delays are nanoseconds
-//! (Linux: milliseconds). Where tcplab follows the paper and ns-3 instead of Linux: an indication
-//! needs sowd strictly above the threshold (Linux's test, `sowd < threshold` for "within", also
-//! fires at equality, e.g. on the first samples of a constant delay, where d_min = d_max). Without
+//! Followed from Linux where the paper is silent or differs (`reset_range = true`, the default, as
+//! Linux and ns-3): after each indication d_min becomes sowd and d_max twice sowd, and every ACK is
+//! tested; d_max keeps the second largest sample (a single spike cannot stretch the range:
+//! tcp_lp.c `owd_max_rsv`); an indication does not touch ssthresh, so a flow still in slow start
+//! stays there; the ACK that gives the first indication still grows cwnd (the inference test comes
+//! before the cut, as `pkts_acked` runs before `cong_avoid`). `reset_range = false` keeps the
+//! paper's connection-long d_min and d_max; then tcplab counts no new indication from ACKs for
+//! data sent before the last cut (they cannot show its effect, and the smoothed delay still lags
+//! above the threshold for several ACKs after a cut: without this every halving would become a cut
+//! to one segment). The one-way delay is `AckEvent::one_way_delay`, the echoed segment's arrival
+//! at the receiver minus its send time; Linux uses the ACK's TSval - TSecr with the remote clock's
+//! rate estimated (`tcp_lp_remote_hz_estimator`), which also counts the receiver's ACK delay; the
+//! simulator has one clock and needs no estimate. Delays are nanoseconds (Linux: milliseconds). As
+//! the paper and ns-3 (not Linux), an indication needs sowd strictly above the threshold (Linux's
+//! `sowd < threshold` test for "within" also fires at equality, e.g. while d_min = d_max). Without
 //! timestamps there are no samples and TCP-LP is Reno.
 
 use serde::{Deserialize, Serialize};
@@ -39,12 +44,16 @@ pub struct LpConfig {
     pub threshold_percent: u32,
     /// Inference time in RTTs.
     pub inference_rtts: u32,
+    /// After each indication d_min = sowd and d_max = 2 sowd, every ACK tested (tcp_lp.c, ns-3).
+    /// Off: the paper's connection-long minimum and maximum, and ACKs for data sent before the
+    /// last cut (which cannot show its effect) give no new indication.
+    pub reset_range: bool,
     pub freeze_when_not_cwnd_limited: bool,
 }
 
 impl Default for LpConfig {
     fn default() -> Self {
-        Self { threshold_percent: 15, inference_rtts: 3, freeze_when_not_cwnd_limited: true }
+        Self { threshold_percent: 15, inference_rtts: 3, reset_range: true, freeze_when_not_cwnd_limited: true }
     }
 }
 
@@ -60,6 +69,12 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Integer { min: 1, max: 100 },
         unit: "RTTs",
         description: "inference time after a cut: no growth, and a second indication cuts cwnd to one segment",
+    },
+    ParamSpec {
+        name: "reset_range",
+        kind: ParamKind::Bool,
+        unit: "",
+        description: "after each indication restart the range at d_min = sowd, d_max = 2 sowd and test every ACK (Linux, ns-3); off: the connection's min and max, one indication per window (the paper)",
     },
     FREEZE_WHEN_NOT_CWND_LIMITED,
 ];
@@ -87,6 +102,8 @@ pub struct Lp {
     owd_max_reserve: SimDuration,
     /// When cwnd was last cut for early congestion.
     pub(crate) last_cut: Option<SimTime>,
+    /// snd_nxt at the last cut: without the range reset, only ACKs beyond it can indicate again.
+    cut_snd_nxt: u64,
     pub(crate) inference: SimDuration,
     pending_event: Option<&'static str>,
 }
@@ -101,6 +118,7 @@ impl Lp {
             owd_max: 0,
             owd_max_reserve: 0,
             last_cut: None,
+            cut_snd_nxt: 0,
             inference: 0,
             pending_event: None,
         }
@@ -145,11 +163,14 @@ impl CongestionControl for Lp {
             self.inference = rtt.saturating_mul(self.config.inference_rtts as u64);
         }
         let within_inference = self.last_cut.is_some_and(|at| ack.now - at < self.inference);
-        if self.early_congestion() {
-            let sowd = self.sowd8 >> 3;
-            self.owd_min = sowd;
-            self.owd_max = sowd << 1;
-            self.owd_max_reserve = sowd << 1;
+        let shows_last_cut = self.config.reset_range || self.last_cut.is_none() || ack.snd_una > self.cut_snd_nxt;
+        if shows_last_cut && self.early_congestion() {
+            if self.config.reset_range {
+                let sowd = self.sowd8 >> 3;
+                self.owd_min = sowd;
+                self.owd_max = sowd << 1;
+                self.owd_max_reserve = sowd << 1;
+            }
             if within_inference {
                 self.window.cwnd = 1;
                 self.pending_event = Some("lp_cut_to_one");
@@ -159,6 +180,7 @@ impl CongestionControl for Lp {
             }
             self.window.credit = 0;
             self.last_cut = Some(ack.now);
+            self.cut_snd_nxt = ack.snd_nxt;
         }
         if within_inference || !ack.may_raise_cwnd() {
             return;
@@ -246,6 +268,7 @@ mod tests {
 
     #[test]
     fn early_congestion_halves_then_cuts_to_one_within_three_rtts() {
+        // With Linux's range reset (the default).
         let mut l = lp();
         l.window.cwnd = 40;
         // A constant 100 ms: d_min = d_max = sowd = 100 ms, not above the threshold; slow start.
@@ -281,6 +304,42 @@ mod tests {
         // After it, Reno growth again (slow start: ssthresh is untouched by indications).
         l.on_ack(&ack(t + 301 * MS, 255));
         assert_eq!(l.window.cwnd, 17);
+    }
+
+    #[test]
+    fn without_the_range_reset_a_draining_queue_is_no_indication() {
+        // The paper's d_min and d_max are the connection's. Base 50 ms, then 200 ms twice: d_min
+        // 50, d_max 200, sowd 50 -> 68.75 -> 85.16 ms; threshold 50 + 0.15 x 150 = 72.5 ms. The ACK
+        // at 3 ms (data up to 20,000 sent) brings 50 ms: sowd 85.16 - 35.16 / 8 = 80.76 > 72.5:
+        // halved, 40 -> 20, and this ACK still grows it: 21.
+        let mut l = Lp::new(LpConfig { reset_range: false, ..LpConfig::default() }, ConnectionInfo::new(1000, 10, 1));
+        l.window.cwnd = 40;
+        for owd in [50, 200, 200] {
+            l.sample(owd * MS);
+        }
+        let at = |t: u64, owd: u64, snd_una: u64| AckEvent { snd_una, snd_nxt: 20_000, ..ack(t * MS, owd) };
+        l.on_ack(&at(3, 50, 10_000));
+        assert_eq!(l.take_event(), Some("lp_halve"));
+        assert_eq!(l.window.cwnd, 21);
+        // The queue drains: 50 ms samples; sowd stays above 72.5 ms for two more ACKs (76.9, 73.5)
+        // but they acknowledge data sent before the cut (snd_una <= 20,000): no indication (and
+        // no growth in the inference time).
+        for t in 4..20 {
+            l.on_ack(&at(t, 50, 20_000));
+            assert_eq!(l.take_event(), None);
+        }
+        assert_eq!(l.window.cwnd, 21);
+        // Linux's reset (d_min 80.76, d_max 161.5 ms) makes the same drain a second indication:
+        // 50 ms lowers d_min to 50, threshold 50 + 0.15 x 111.5 = 66.7 ms, while sowd lags at
+        // 80.76 - 30.76 / 8 = 76.9 ms: cwnd falls to one segment.
+        let mut l = lp();
+        l.window.cwnd = 40;
+        for owd in [50, 200, 200] {
+            l.sample(owd * MS);
+        }
+        l.on_ack(&at(3, 50, 10_000));
+        l.on_ack(&at(4, 50, 20_000));
+        assert_eq!(l.window.cwnd, 1);
     }
 
     #[test]
