@@ -33,7 +33,7 @@ from tcplab.compare_backends import comparison_table, link_table, markdown_link_
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = {"goodput": 0.05, "rtt": 0.10}
 ALGORITHMS = ("newreno", "reno", "cubic", "bic", "highspeed", "hybla", "scalable", "vegas", "veno", "westwood", "bbr",
-              "htcp", "illinois", "yeah")
+              "htcp", "illinois", "yeah", "ledbat", "lp")
 LOSS_SEEDS = tuple(range(1, 11))
 # ns-3 users raise RcvBufSize and SndBufSize (131072 B by default, which would cap every flow
 # here at 131072 B / 40 ms = 26 Mbit/s): the cases do so in both engines.

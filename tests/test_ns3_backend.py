@@ -347,6 +347,11 @@ def test_an_on_off_writer_sends_what_it_kept_during_the_off_period():
     # TcpHtcp has no RTT scaling: H-TCP's default (Linux's use_rtt_scaling) cannot run there.
     ('[[flows]]\ncc = "htcp"\n', "flows[0].params.rtt_scaling: true cannot run on ns-3"),
     ('[[flows]]\ncc = "copa"\n', "flows[0].cc: 'copa' has no counterpart in ns-3 3.44"),
+    ('[[flows]]\ncc = "cdg"\n', "flows[0].cc: 'cdg' has no counterpart in ns-3 3.44"),
+    # TcpLedbat caps cwnd at the flight (ALLOWED_INCREASE 0); tcplab's default is the RFC's 1.
+    ('[[flows]]\ncc = "ledbat"\n', "flows[0].params.allowed_increase: 1 cannot run on ns-3"),
+    ('[[flows]]\ncc = "lp"\nparams = { freeze_when_not_cwnd_limited = false, reset_range = false }\n',
+     "flows[0].params.reset_range: false cannot run on ns-3"),
     ('[[flows]]\ncc = "cubic"\nparams = { cnt_before_loss_rule = "exactly" }\n',
      'flows[0].params.cnt_before_loss_rule: "exactly" cannot run on ns-3'),
     ('[[flows]]\ncc = "cubic"\ntcp = { rack = true }\n', "flows[0].tcp.rack: true cannot run on ns-3"),

@@ -823,3 +823,66 @@ fn copa_competitive_mode_takes_more_from_a_buffer_filling_cubic_flow() {
     assert!(entries > 0 && none == 0, "{entries} entries into competitive mode");
     assert!(switching > 3.0 * plain, "Copa goodput {switching} with mode switching, {plain} without");
 }
+
+/// Mean of flow `flow`'s sampled throughput (bit/s) over samples in [from_s, to_s).
+fn mean_throughput(results: &Results, flow: u64, from_s: f64, to_s: f64) -> f64 {
+    let s = &results.flow_series;
+    let rows: Vec<usize> = (0..s.rows())
+        .filter(|&i| s.u64("flow_id")[i] == flow && (from_s..to_s).contains(&s.f64("time_s")[i]))
+        .collect();
+    rows.iter().map(|&i| s.f64("throughput_bps")[i]).sum::<f64>() / rows.len() as f64
+}
+
+/// A scavenger alone on 10 Mbit/s, 42 ms base RTT, a 6-BDP (252 ms) drop-tail buffer for 20 s,
+/// then a `competitor` from 20 s to the end.
+fn scavenger_then(cc: &str, competitor: &str, duration: &str) -> Results {
+    let flows = format!("[[flows]]\ncc = \"{cc}\"\n[[flows]]\ncc = \"{competitor}\"\nstart = \"20s\"");
+    run(&dumbbell("10Mbps", "20ms", "6BDP", "", &flows, duration)
+        .replace("[simulation]", "[simulation]\nsample_interval = \"100ms\""))
+}
+
+#[test]
+fn ledbat_fills_the_link_alone_and_yields_to_cubic() {
+    let results = scavenger_then("ledbat", "cubic", "90s");
+    // Alone (after slow start's first loss, by 5 s), LEDBAT holds about its 100 ms target of
+    // queue on a 42 ms path: the link stays busy.
+    let alone = mean_throughput(&results, 0, 5.0, 20.0);
+    assert!(alone > 9.0e6, "ledbat alone {alone} bit/s on 10 Mbit/s");
+    // CUBIC keeps the queue between its post-loss 0.7 x 7 BDP - 1 BDP = 3.9 BDP (164 ms) and the
+    // full 252 ms, always above LEDBAT's 100 ms target, so off_target < 0 on every ACK. LEDBAT's
+    // decrease is linear, GAIN x off_target (-0.6 to -1.5) segments per RTT of about 0.3 s, so
+    // from the ~120 segments it had it takes 20 to 30 s to reach MIN_CWND = 2 segments; from
+    // 50 s it sends 2 x 1448 B per RTT, about 0.08 Mbit/s. Allow 4x that.
+    let ledbat = mean_throughput(&results, 0, 50.0, 90.0);
+    let cubic = mean_throughput(&results, 1, 50.0, 90.0);
+    assert!(ledbat < 0.3e6 && cubic > 9.0e6, "ledbat {ledbat} bit/s, cubic {cubic} bit/s");
+}
+
+#[test]
+fn lp_yields_to_reno() {
+    let results = scavenger_then("lp", "reno", "60s");
+    // Reno's queue rises from its post-loss level towards the full 252 ms buffer each cycle; LP's
+    // smoothed one-way delay passes d_min + 15% of its range early in each rise and LP halves (to
+    // one segment on a second indication within 3 RTTs), so it keeps only what Reno leaves. The
+    // paper's aim is that LP takes at most what TCP leaves: allow LP a fifth of Reno's rate, and
+    // the two must still fill the link (Reno is not held back).
+    // (Alone, LP does not fill this link: see docs/algorithms/lp.md.)
+    let lp = mean_throughput(&results, 0, 30.0, 60.0);
+    let reno = mean_throughput(&results, 1, 30.0, 60.0);
+    assert!(lp < 0.2 * reno && lp + reno > 9.0e6, "lp {lp} bit/s, reno {reno} bit/s");
+}
+
+#[test]
+fn cdg_keeps_a_shorter_queue_than_cubic_on_a_deep_buffer() {
+    // 50 Mbit/s, 30 ms base RTT, a 16-BDP buffer (as the ROCCET test): CUBIC alone fills it
+    // between losses. CDG backs off with probability 1 - exp(-g / 2.98 ms) whenever the per-RTT
+    // minimum RTT has risen over the last 8 rounds; a queue of 1 BDP adds 30 ms over the rounds it
+    // takes to build, so CDG backs off long before the 16-BDP buffer fills: its median sRTT stays
+    // under a quarter of CUBIC's while it keeps the link mostly busy.
+    let cdg = roccet_path("cdg", "");
+    let cubic = roccet_path("cubic", "");
+    let (d, c) = (median(cdg.flow_series.f64("srtt_ms")), median(cubic.flow_series.f64("srtt_ms")));
+    assert!(d < 0.25 * c, "median sRTT: cdg {d} ms, cubic {c} ms");
+    let (dg, cg) = (cdg.flows.f64("goodput_bps")[0], cubic.flows.f64("goodput_bps")[0]);
+    assert!(dg > 0.8 * cg, "goodput: cdg {dg}, cubic {cg}");
+}

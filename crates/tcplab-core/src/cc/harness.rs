@@ -106,6 +106,8 @@ impl FakeSender {
             rtt_sample: Some(self.rtt),
             srtt: self.rtt,
             min_rtt: self.min_rtt.min(self.rtt),
+            // A symmetric path: the forward half of the RTT.
+            one_way_delay: Some(self.rtt / 2),
             bytes_in_flight_before: before,
             bytes_in_flight: self.in_flight(),
             in_recovery: was_in_recovery,

@@ -8,6 +8,7 @@
 
 pub mod bbr;
 pub mod bic;
+pub mod cdg;
 pub mod compound;
 pub mod copa;
 pub mod cubic;
@@ -18,6 +19,8 @@ pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
 pub mod illinois;
+pub mod ledbat;
+pub mod lp;
 pub mod newreno;
 pub mod nv;
 pub mod properties;
@@ -54,6 +57,12 @@ pub struct AckEvent {
     pub srtt: SimDuration,
     /// Smallest RTT sample of the connection; 0 before the first sample.
     pub min_rtt: SimDuration,
+    /// Forward one-way delay of the data segment this ACK echoes (its arrival at the receiver
+    /// minus its send time, the TSecr the ACK carries), as RFC 6817 §2.3 has the receiver measure
+    /// it at arrival and send it back. The simulator has one clock, so there is no offset. It
+    /// leaves out the receiver's ACK delay, which Linux's and ns-3's TSval - TSecr difference
+    /// includes. None when timestamps are off (`tcp.timestamps = false`).
+    pub one_way_delay: Option<SimDuration>,
     pub bytes_in_flight_before: u64,
     pub bytes_in_flight: u64,
     /// The sender is in fast recovery, or in the round after an ECN reduction (Linux's CWR
@@ -375,6 +384,9 @@ pub fn registry() -> &'static [Algorithm] {
         nv::ALGORITHM,
         copa::ALGORITHM,
         dctcp::ALGORITHM,
+        ledbat::ALGORITHM,
+        lp::ALGORITHM,
+        cdg::ALGORITHM,
     ];
     REGISTRY
 }

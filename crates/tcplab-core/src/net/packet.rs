@@ -98,6 +98,11 @@ pub struct Packet {
     /// Exact RDC: the wait in the virtual large FIFO of the link the packet is queued at, set when
     /// it arrives there; the stamp takes the part of it the real queue did not impose.
     pub virtual_wait: SimDuration,
+    /// TCP ACK: when the receiver got the data segment whose send time `ts_echo` echoes, so the
+    /// sender learns that segment's one-way delay without the receiver's ACK delay (the delay
+    /// RFC 6817 §2.3 has the receiver compute at arrival and send back). Fills the second cache
+    /// line's last 8 bytes.
+    pub ts_echo_arrival: SimTime,
 }
 
 impl Packet {

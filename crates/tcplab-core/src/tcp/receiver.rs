@@ -127,6 +127,8 @@ pub struct TcpReceiver {
     segments_received: u64,
     /// RFC 7323: the timestamp to echo, and the acknowledgement number of the last ACK sent.
     ts_recent: SimTime,
+    /// When the segment whose send time is `ts_recent` arrived.
+    ts_recent_arrival: SimTime,
     last_ack_sent: u64,
     delayed_ack_deadline: Option<SimTime>,
     delayed_ack_event_at: Option<SimTime>,
@@ -160,6 +162,7 @@ impl TcpReceiver {
             unacknowledged_segments: 0,
             segments_received: 0,
             ts_recent: 0,
+            ts_recent_arrival: 0,
             last_ack_sent: 0,
             delayed_ack_deadline: None,
             delayed_ack_event_at: None,
@@ -204,6 +207,7 @@ impl TcpReceiver {
                 receive_window: u32::try_from(self.config.receive_window).unwrap_or(u32::MAX),
                 sent_at: now,
                 ts_echo: data.sent_at,
+                ts_echo_arrival: now,
                 ..Packet::default()
             });
             return;
@@ -232,6 +236,7 @@ impl TcpReceiver {
         self.stats.one_way_delay.record(now.saturating_sub(data.sent_at));
         if start <= self.last_ack_sent && data.sent_at >= self.ts_recent {
             self.ts_recent = data.sent_at;
+            self.ts_recent_arrival = now;
         }
         let had_holes = !self.out_of_order.is_empty();
         let mut immediate;
@@ -383,6 +388,7 @@ impl TcpReceiver {
             ece: self.ece_pending,
             sent_at: ctx.events.now(),
             ts_echo: self.ts_recent,
+            ts_echo_arrival: self.ts_recent_arrival,
             ..Packet::default()
         };
         ack.set_sack_blocks(&sack[..count]);

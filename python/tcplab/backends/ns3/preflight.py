@@ -26,6 +26,7 @@ ALGORITHMS = {
     "highspeed": "ns3::TcpHighSpeed", "hybla": "ns3::TcpHybla", "scalable": "ns3::TcpScalable",
     "vegas": "ns3::TcpVegas", "veno": "ns3::TcpVeno", "westwood": "ns3::TcpWestwoodPlus", "bbr": "ns3::TcpBbr",
     "htcp": "ns3::TcpHtcp", "illinois": "ns3::TcpIllinois", "yeah": "ns3::TcpYeah",
+    "ledbat": "ns3::TcpLedbat", "lp": "ns3::TcpLp",
     # TCP-RTA and TCP-do were written for ns-3 but never published: the engine's own
     # (engine/tcp-rta.cc, engine/tcp-do.cc).
     "rta": "tcplab::TcpRta", "tcp_do": "tcplab::TcpDo",
@@ -46,8 +47,8 @@ def _ns3_bool(value: Any) -> str:
 
 # tcplab parameter -> (ns-3 attribute, conversion to ns-3's text). Facts: tcp-cubic.cc:28-105,
 # tcp-bic.cc:22-59, tcp-hybla.cc:27-31, tcp-scalable.cc:37-46, tcp-vegas.cc:34-48,
-# tcp-veno.cc:34-38, tcp-bbr.cc:37-56, tcp-htcp.cc:34-48, tcp-illinois.cc:35-74, tcp-yeah.cc:33-72
-# (ns-3.44).
+# tcp-veno.cc:34-38, tcp-bbr.cc:37-56, tcp-htcp.cc:34-48, tcp-illinois.cc:35-74, tcp-yeah.cc:33-72,
+# tcp-ledbat.cc:31-60 (ns-3.44).
 ATTRIBUTES: dict[str, dict[str, tuple[str, Any]]] = {
     "cubic": {
         "beta": ("Beta", str), "c": ("C", str), "fast_convergence": ("FastConvergence", _ns3_bool),
@@ -75,6 +76,14 @@ ATTRIBUTES: dict[str, dict[str, tuple[str, Any]]] = {
     },
     # tcp-dctcp.cc:32-41: DctcpShiftG is g itself (0.0625 = 2^-4), DctcpAlphaOnInit a fraction.
     "dctcp": {"shift_g": ("DctcpShiftG", lambda shift: repr(2.0 ** -int(shift))), "alpha_on_init": ("DctcpAlphaOnInit", str)},
+    # TcpLedbat's lists keep one entry fewer than their length (AddDelay erases the oldest once
+    # the size reaches the length, tcp-ledbat.cc:246-250): tcplab's N samples are ns-3's N + 1.
+    "ledbat": {
+        "target": ("TargetDelay", _nanoseconds_text), "gain": ("Gain", str),
+        "base_history": ("BaseHistoryLen", lambda n: str(int(n) + 1)),
+        "current_filter": ("NoiseFilterLen", lambda n: str(int(n) + 1)),
+        "min_cwnd": ("MinCwnd", str), "slow_start": ("SSParam", lambda on: "yes" if on else "no"),
+    },
     "rta": {
         "upper_threshold": ("UpperThreshold", _nanoseconds_text), "lower_threshold": ("LowerThreshold", _nanoseconds_text),
         "rtt0": ("Rtt0", _nanoseconds_text), "slow_start_by_segments": ("SlowStartBySegments", _ns3_bool),
@@ -157,6 +166,17 @@ CONSTANTS: dict[str, dict[str, tuple[Any, str]]] = {
                                                          "(tcp-illinois.cc:172-211)")},
     "yeah": {"freeze_when_not_cwnd_limited": (False, "TcpYeah grows whether cwnd-limited or not "
                                                      "(tcp-yeah.cc:193-212)")},
+    "ledbat": {
+        "allowed_increase": (0, "TcpLedbat caps cwnd at the flight before the ACK, max_cwnd = m_highTxMark - "
+                                "m_lastAckedSeq + segmentsAcked * segmentSize (tcp-ledbat.cc:218-220)"),
+    },
+    "lp": {
+        "threshold_percent": (15, "TcpLp's threshold is m_owdMin + 15 * (m_owdMax - m_owdMin) / 100 (tcp-lp.cc:183)"),
+        "inference_rtts": (3, "TcpLp's inference time is 3 * (now - TSecr) (tcp-lp.cc:169)"),
+        "reset_range": (True, "TcpLp restarts d_min = sowd, d_max = 2 sowd after each cut (tcp-lp.cc:197-199)"),
+        "freeze_when_not_cwnd_limited": (False, "TcpLp grows through TcpNewReno, whether cwnd-limited or not "
+                                                "(tcp-lp.cc:71-79, tcp-congestion-ops.cc:177-187)"),
+    },
     "rta": {
         "rho_from": (None, "ns-3 hands the algorithm one RTT, the smoothed one, so rho comes from it either way"),
     },

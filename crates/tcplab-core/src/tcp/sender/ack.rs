@@ -171,6 +171,7 @@ impl TcpSender {
                 rtt_sample: algorithm_rtt,
                 srtt: self.rtt.smoothed(),
                 min_rtt: algorithm_min_rtt,
+                one_way_delay: if self.config.timestamps { ack.ts_echo_arrival.checked_sub(ack.ts_echo) } else { None },
                 bytes_in_flight_before: in_flight_before,
                 bytes_in_flight: self.bytes_in_flight(),
                 in_recovery: was_in_recovery || self.in_recovery || self.in_cwr_round(ack.ece),
