@@ -19,6 +19,7 @@ mod defaults;
 mod error;
 mod model;
 mod resources;
+mod sanity;
 mod shape;
 mod tcp_config;
 mod validate;

@@ -30,7 +30,7 @@ impl Scenario {
         for (index, flow) in self.flows.iter().enumerate() {
             self.validate_flow(&format!("flows[{index}]"), flow, &nodes)?;
         }
-        Ok(())
+        self.check_set_up()
     }
 
     fn node_names(&self) -> Vec<String> {

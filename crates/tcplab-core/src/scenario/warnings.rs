@@ -38,6 +38,7 @@ impl Scenario {
                     .to_string(),
             });
         }
+        warnings.extend(self.set_up_warnings());
         warnings
     }
 }

@@ -493,17 +493,7 @@ impl FlowPaths {
 
 /// The largest packet any flow sends, in bytes on the wire: the floor of a BDP-sized buffer.
 fn largest_packet(plans: &[FlowPlan], scenario: &Scenario) -> u64 {
-    plans
-        .iter()
-        .map(|p| match p.spec.protocol {
-            Protocol::Tcp => {
-                let tcp = p.spec.tcp.clone().unwrap_or_default().over(&scenario.tcp);
-                tcp.mss.map_or(1448, |b| b.0) + tcp.header.map_or(52, |b| b.0)
-            }
-            Protocol::Udp => p.spec.packet_size.map_or(1500, |b| b.0),
-        })
-        .max()
-        .unwrap_or(1500)
+    plans.iter().map(|p| scenario.data_packet_bytes(p.spec)).max().unwrap_or(1500)
 }
 
 /// "cubic-3" for the fourth flow of an unnamed or repeated entry; the entry's name when it stands
