@@ -33,6 +33,40 @@ pub use warnings::ScenarioWarning;
 
 use error::path_error;
 
+/// An unknown key in a `queue` table lists the keys of that queue's kind, not every queue's.
+fn queue_key_error(error: ScenarioError, document: &serde_json::Value) -> ScenarioError {
+    let Some(unknown) = error.message.strip_prefix("unknown field `").and_then(|rest| rest.split('`').next()) else {
+        return error;
+    };
+    // serde's path ends with the unknown key itself: the queue table is its parent.
+    let queue_key = error.key.strip_suffix(&format!(".{unknown}")).unwrap_or(&error.key);
+    if !queue_key.ends_with("queue") {
+        return error;
+    }
+    let mut node = document;
+    for part in queue_key.split('.') {
+        let (name, index) = match part.split_once('[') {
+            Some((name, rest)) => (name, rest.trim_end_matches(']').parse::<usize>().ok()),
+            None => (part, None),
+        };
+        node = &node[name];
+        if let Some(i) = index {
+            node = &node[i];
+        }
+    }
+    let kind_name = node["kind"].as_str().unwrap_or("droptail");
+    let Some(kind) = QueueKind::ALL.into_iter().find(|kind| kind.name() == kind_name) else {
+        return error;
+    };
+    let keys = kind.keys();
+    let hint = error::did_you_mean(unknown, keys.iter().copied())
+        .map_or(String::new(), |close| format!("; did you mean `{close}`?"));
+    ScenarioError::new(
+        format!("{queue_key}.{unknown}"),
+        format!("is not a key of a {kind_name} queue, which takes {}{hint}", keys.join(", ")),
+    )
+}
+
 impl Scenario {
     /// Parses a scenario from TOML text, with errors naming the key.
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
@@ -42,8 +76,10 @@ impl Scenario {
         shape::check_tables(&serde_json::to_value(&document).unwrap_or_default())?;
         let deserializer = toml::Deserializer::parse(text)
             .map_err(|e| ScenarioError::new("", format!("not valid TOML: {}", e.message())))?;
-        let mut scenario: Scenario = serde_path_to_error::deserialize(deserializer)
-            .map_err(|e| path_error(e, |inner: &toml::de::Error| inner.message().to_string()))?;
+        let mut scenario: Scenario = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+            let error = path_error(e, |inner: &toml::de::Error| inner.message().to_string());
+            queue_key_error(error, &serde_json::to_value(&document).unwrap_or_default())
+        })?;
         scenario.use_registered_algorithm_names();
         scenario.validate()?;
         Ok(scenario)
@@ -56,11 +92,12 @@ impl Scenario {
         shape::check_tables(&document)?;
         let mut deserializer = serde_json::Deserializer::from_str(text);
         let mut scenario: Scenario = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
-            path_error(e, |inner: &serde_json::Error| {
+            let error = path_error(e, |inner: &serde_json::Error| {
                 // serde_json appends the position ("at line 1 column 80"); the key says where already.
                 let text = inner.to_string();
                 text.find(" at line ").map_or(text.clone(), |cut| text[..cut].to_string())
-            })
+            });
+            queue_key_error(error, &document)
         })?;
         scenario.use_registered_algorithm_names();
         scenario.validate()?;
@@ -142,6 +179,26 @@ mod tests {
         let err = error_of(&MINIMAL.replace("cc = \"cubic\"", "cc = \"cubic\"\nparams = { beta = 2.0 }"));
         assert_eq!(err.key, "flows[0].params");
         assert!(err.message.contains("beta = 2.0"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_queue_key_lists_the_keys_of_that_kind_only() {
+        let err = error_of(
+            &MINIMAL.replace("delay = \"10ms\" }", "delay = \"10ms\", queue = { kind = \"red\", min_thr = \"5p\" } }"),
+        );
+        assert_eq!(err.key, "topology.bottleneck.queue.min_thr");
+        assert!(err.message.starts_with("is not a key of a red queue, which takes kind, min_th, max_th"), "{err}");
+        assert!(!err.message.contains("target") && err.message.ends_with("did you mean `min_th`?"), "{err}");
+        // Every key a queue table has (serde's list) belongs to some kind, and the kinds' lists cover them all.
+        let err = error_of(&MINIMAL.replace("delay = \"10ms\" }", "delay = \"10ms\", queue = { zzz = 1 } }"));
+        assert!(
+            err.message.contains("droptail queue, which takes kind;") || err.message.ends_with("which takes kind"),
+            "{err}"
+        );
+        let serde_error = serde_json::from_str::<QueueSpec>(r#"{"zzz": 1}"#).unwrap_err().to_string();
+        let spec_keys: std::collections::BTreeSet<&str> = serde_error.split('`').skip(3).step_by(2).collect();
+        let by_kind: std::collections::BTreeSet<&str> = QueueKind::ALL.iter().flat_map(|k| k.keys()).collect();
+        assert_eq!(spec_keys, by_kind, "{serde_error}");
     }
 
     #[test]

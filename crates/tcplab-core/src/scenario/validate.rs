@@ -249,36 +249,18 @@ impl Scenario {
 
 impl QueueSpec {
     fn validate(&self, key: &str) -> Result<(), ScenarioError> {
-        let only = |present: bool, field: &str, kinds: &str| {
-            if present {
-                Err(ScenarioError::new(format!("{key}.{field}"), format!("only applies to {kinds} queues")))
-            } else {
-                Ok(())
+        // Every key set (the spec serialises only those) must belong to the queue's kind.
+        let set = serde_json::to_value(self).expect("a queue spec serialises");
+        for field in set.as_object().into_iter().flat_map(|table| table.keys()) {
+            let kinds = QueueKind::taking(field);
+            if field != "kind" && !kinds.contains(&self.kind) {
+                let names: Vec<&str> = kinds.iter().map(|kind| kind.name()).collect();
+                return Err(ScenarioError::new(
+                    format!("{key}.{field}"),
+                    format!("only applies to {} queues", join_and(&names)),
+                ));
             }
-        };
-        let is = |kinds: &[QueueKind]| kinds.contains(&self.kind);
-        use QueueKind::*;
-        only(!is(&[Red]) && self.min_th.is_some(), "min_th", "red")?;
-        only(!is(&[Red]) && self.max_th.is_some(), "max_th", "red")?;
-        only(!is(&[Red]) && self.w_q.is_some(), "w_q", "red")?;
-        only(!is(&[Red]) && self.max_p.is_some(), "max_p", "red")?;
-        only(!is(&[Red]) && self.gentle.is_some(), "gentle", "red")?;
-        only(!is(&[Red]) && self.wait.is_some(), "wait", "red")?;
-        only(!is(&[Red]) && self.byte_mode.is_some(), "byte_mode", "red")?;
-        only(!is(&[Red]) && self.idle_decay.is_some(), "idle_decay", "red")?;
-        only(!is(&[Red]) && self.mean_packet_size.is_some(), "mean_packet_size", "red")?;
-        only(!is(&[Red]) && self.mark_p.is_some(), "mark_p", "red")?;
-        only(is(&[DropTail]) && self.ecn.is_some(), "ecn", "red, codel, fq_codel and pie")?;
-        only(!is(&[Codel, FqCodel, Pie]) && self.target.is_some(), "target", "codel, fq_codel and pie")?;
-        only(!is(&[Pie]) && self.tupdate.is_some(), "tupdate", "pie")?;
-        only(!is(&[Pie]) && self.alpha.is_some(), "alpha", "pie")?;
-        only(!is(&[Pie]) && self.beta.is_some(), "beta", "pie")?;
-        only(!is(&[Pie]) && self.max_burst.is_some(), "max_burst", "pie")?;
-        only(!is(&[Pie]) && self.derandomize.is_some(), "derandomize", "pie")?;
-        only(!is(&[Codel, FqCodel]) && self.interval.is_some(), "interval", "codel and fq_codel")?;
-        only(!is(&[FqCodel]) && self.flows.is_some(), "flows", "fq_codel")?;
-        only(!is(&[FqCodel]) && self.quantum.is_some(), "quantum", "fq_codel")?;
-        only(!is(&[Step]) && self.threshold.is_some(), "threshold", "step")?;
+        }
         self.validate_step(key)?;
         for (field, value) in [("w_q", self.w_q), ("max_p", self.max_p), ("mark_p", self.mark_p)] {
             if let Some(v) = value {
@@ -357,6 +339,15 @@ impl QueueSpec {
             )),
             Some(_) => Ok(()),
         }
+    }
+}
+
+/// "a", "a and b", "a, b and c".
+fn join_and(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 
