@@ -190,3 +190,15 @@ def test_the_summary_shows_udp_loss_and_jitter(quickstart, tmp_path, capsys):
     udp_row = flows[flows["protocol"] == "udp"].iloc[0]
     # Queueing behind CUBIC changes the datagrams' delays, so the jitter is positive; TCP has none.
     assert udp_row["jitter_ms"] > 0 and flows.loc[flows["protocol"] == "tcp", "jitter_ms"].isna().all()
+
+
+def test_the_readme_algorithm_table_lists_every_registered_algorithm():
+    import re
+    from pathlib import Path
+
+    import tcplab
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    table = readme.split("## Algorithms", 1)[1].split("\n\n", 2)[1]
+    listed = re.findall(r"^\| `([a-z_0-9]+)` \|", table, flags=re.MULTILINE)
+    assert listed == [a["name"] for a in tcplab.algorithms()]
