@@ -202,3 +202,16 @@ def test_the_readme_algorithm_table_lists_every_registered_algorithm():
     table = readme.split("## Algorithms", 1)[1].split("\n\n", 2)[1]
     listed = re.findall(r"^\| `([a-z_0-9]+)` \|", table, flags=re.MULTILINE)
     assert listed == [a["name"] for a in tcplab.algorithms()]
+
+
+def test_validate_shows_each_buffer_in_packets_and_bdps_and_reds_thresholds(quickstart, capsys):
+    assert main(["validate", str(quickstart), "-s", "topology.bottleneck.queue=red"]) == 0
+    printed = capsys.readouterr().out
+    # 50 Mbit/s x 30 ms = 187.5 KB = 125 packets of 1500 B; RED's defaults are a sixth and half.
+    line = next(line for line in printed.splitlines() if line.startswith("#   bottleneck forward"))
+    assert "50 Mbit/s, 13 ms, buffer 187.5 KB = 125 packets = 1 BDP (BDP 187.5 KB at 30 ms)" in line, line
+    assert "red: min_th 20.83 packets, max_th 62.5 packets" in line, line
+    # The output is still a scenario: the view is in comments.
+    import tomllib
+
+    tomllib.loads(printed)

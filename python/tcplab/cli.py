@@ -389,13 +389,29 @@ def _fmt(value: float, pattern: str = "{:.1f}") -> str:
     return "-" if value != value else pattern.format(value)
 
 
+# Link directions `tcplab validate` describes before it summarises the rest (a dumbbell of 10,000
+# flows has 40,002).
+_VIEW_LINES = 40
+
+
 def _validate(args: argparse.Namespace) -> int:
     import tcplab
 
-    resolved = tcplab.validate(args.scenario, set=_overrides(args))
+    from tcplab.api import _prepare
+    from tcplab.network_view import describe
+
+    overrides = _overrides(args)
+    resolved = tcplab.validate(args.scenario, set=overrides)
     if not args.quiet:
         print(f"# {args.scenario} is valid; resolved with every default:")
         print(resolved, end="")
+        # Comments, so the output stays a scenario that runs as it is.
+        print("\n# The links as they will run (BDP: the rate x the mean base RTT of the flows crossing the link):")
+        lines = describe(_prepare(args.scenario, {}, overrides))
+        for line in lines[:_VIEW_LINES]:
+            print(f"#   {line}")
+        if len(lines) > _VIEW_LINES:
+            print(f"#   ... and {len(lines) - _VIEW_LINES} more link directions (tcplab.network_view.describe lists all)")
     return 0
 
 

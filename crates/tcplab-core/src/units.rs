@@ -176,8 +176,15 @@ impl Bytes {
 }
 
 impl fmt::Display for Bytes {
+    /// The largest decimal unit that keeps the number whole ("64MB", "187500B"), as people write sizes.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}B", self.0)
+        let bytes = self.0;
+        for (scale, unit) in [(1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "KB")] {
+            if bytes >= scale && bytes.is_multiple_of(scale) {
+                return write!(f, "{}{unit}", bytes / scale);
+            }
+        }
+        write!(f, "{bytes}B")
     }
 }
 
@@ -219,7 +226,7 @@ impl fmt::Display for Buffer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Buffer::Packets(n) => write!(f, "{n}p"),
-            Buffer::Bytes(b) => write!(f, "{b}B"),
+            Buffer::Bytes(b) => write!(f, "{}", Bytes(*b)),
             Buffer::Bdp(x) => write!(f, "{x}BDP"),
         }
     }
@@ -314,5 +321,11 @@ mod tests {
         assert_eq!(Buffer::parse("2BDP").unwrap(), Buffer::Bdp(2.0));
         assert_eq!(Buffer::parse("150KB").unwrap(), Buffer::Bytes(150_000));
         assert!(Buffer::parse("1.5p").unwrap_err().contains("whole number"));
+        // Written back in the largest unit that keeps the number whole, and read again alike.
+        for (bytes, text) in [(64_000_000, "64MB"), (187_500, "187500B"), (1448, "1448B"), (2_000, "2KB")] {
+            assert_eq!(Bytes(bytes).to_string(), text);
+            assert_eq!(Bytes::parse(text).unwrap().0, bytes);
+        }
+        assert_eq!(Buffer::Bytes(150_000).to_string(), "150KB");
     }
 }

@@ -124,6 +124,9 @@ pub struct Channel {
     pub name: String,
     /// The queue limit as configured, in bytes and packets, for reports.
     pub limit_description: String,
+    /// The RTT the link's BDP was taken at (the mean base RTT of the flows crossing it, or
+    /// `topology.bdp_rtt`): BDP buffers and thresholds were resolved against rate x this.
+    pub bdp_rtt: SimDuration,
 }
 
 impl Channel {
@@ -157,6 +160,7 @@ impl Channel {
             rate_schedule: Vec::new(),
             delay_schedule: Vec::new(),
             limit_description,
+            bdp_rtt: 0,
             stats: ChannelStats::default(),
             rng,
             rdc_stamp: false,

@@ -442,6 +442,7 @@ impl NetworkBuilder {
                     mean(crossing)
                 }
             });
+            channel.bdp_rtt = rtt;
             let bdp_bytes = channel.rate_bps as f64 * as_secs_f64(rtt) / 8.0;
             let limit = match pending.buffer {
                 Buffer::Packets(n) => QueueLimit::Packets(n),
