@@ -110,8 +110,8 @@ def test_algorithms_list_parameters_with_defaults():
     [
         ({"topology__bottleneck__rate": "50MBps"}, "topology.bottleneck.rate", "is in bytes ('MBps')"),
         ({"topology__bottleneck__rate": "-5Mbps"}, "topology.bottleneck.rate", "is not positive"),
-        ({"set": {"flows.0.cc": "vegas9"}}, "flows[0].cc", "unknown algorithm 'vegas9'"),
-        ({"set": {"flows.0.params": {"beta": 3}}}, "flows[0].params", "beta = 3 is out of range"),
+        ({"set": {"flows.0.cc": "vegas9"}}, "flows.0.cc", "unknown algorithm 'vegas9'"),
+        ({"set": {"flows.0.params": {"beta": 3}}}, "flows.0.params", "beta = 3 is out of range"),
         ({"duration": 5}, "simulation.duration", "has no unit"),
         ({"set": {"flows.7.cc": "reno"}}, "flows.7.cc", "has 2 entries"),
     ],

@@ -47,7 +47,7 @@ def test_numpy_scalars_are_numbers(quickstart):
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), np.float64("nan")])
 def test_nan_and_infinity_name_their_key(quickstart, value):
     error = _error(lambda: tcplab.validate(quickstart, set={"flows.0.params": {"beta": value}}))
-    assert error.key == "flows[0].params.beta" and "not a finite number" in str(error)
+    assert error.key == "flows.0.params.beta" and "not a finite number" in str(error)
 
 
 def test_file_errors_name_the_file_and_the_cause(tmp_path):
@@ -77,7 +77,7 @@ def test_suspicious_scenarios_warn_with_the_key(quickstart):
         warnings.simplefilter("always")
         tcplab.validate(quickstart, set={"flows.1.start": "30s"})
     messages = [str(w.message) for w in caught if issubclass(w.category, tcplab.ScenarioWarning)]
-    assert messages == ["flows[1].start: 30s is not before the end of the run (20s): the flow never starts"]
+    assert messages == ["flows.1.start: 30s is not before the end of the run (20s): the flow never starts"]
 
 
 def test_an_unquoted_value_with_a_unit_gets_the_quoted_form_as_a_hint(tmp_path):

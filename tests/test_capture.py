@@ -68,5 +68,5 @@ def test_an_unknown_link_to_capture_is_named(tmp_path):
     scenario.write_text(QUICKSTART.read_text().replace('sample_interval = "50ms"', 'sample_interval = "50ms"\ncapture = ["bottlenek"]'))
     with pytest.raises(tcplab.ScenarioError) as error:
         tcplab.run(scenario)
-    assert error.value.key == "simulation.capture[0]"
+    assert error.value.key == "simulation.capture.0"
     assert "no link named 'bottlenek'; links: bottleneck, access-s0" in str(error.value)

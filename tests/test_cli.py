@@ -115,7 +115,7 @@ def _cli(*args, cwd=None):
 def test_errors_exit_2_and_name_the_key_without_a_traceback(quickstart, tmp_path):
     cases = [
         (["run", str(quickstart), "--set", "topology.bottleneck.rate=fast"], "topology.bottleneck.rate: 'fast' is not a rate"),
-        (["run", str(quickstart), "--set", "flows.0.cc=tahoe"], "flows[0].cc: unknown algorithm 'tahoe'; available: reno, newreno, cubic"),
+        (["run", str(quickstart), "--set", "flows.0.cc=tahoe"], "flows.0.cc: unknown algorithm 'tahoe'; available: reno, newreno, cubic"),
         (["run", str(quickstart), "--set", "simulation.duration=-1s"], "simulation.duration: duration '-1s' is negative"),
         (["run", str(quickstart), "--set", "oops"], "--set: 'oops' is not key=value"),
         (["run", str(tmp_path / "missing.toml")], "does not exist"),

@@ -113,12 +113,12 @@ def test_a_failing_algorithm_stops_the_run_with_its_error(cls, message):
 @pytest.mark.parametrize(
     ("cc", "params", "key", "message"),
     [
-        ("python:no_such_module:X", None, "flows[0].cc", "cannot import module 'no_such_module'"),
-        ("python:reno:Nope", None, "flows[0].cc", "module 'reno' has no class 'Nope'"),
-        ("python:json:JSONDecoder", None, "flows[0].cc", "is not a subclass of tcplab.CongestionControl"),
-        ("python:reno", None, "flows[0].cc", "is not python:package.module:ClassName"),
-        ("python:reno:Reno", {"nope": 1}, "flows[0].params", "unexpected keyword argument 'nope'"),
-        ("python:delay_based:DelayBased", {"alpha": 5, "beta": 1}, "flows[0].params", "need 0 <= alpha <= beta"),
+        ("python:no_such_module:X", None, "flows.0.cc", "cannot import module 'no_such_module'"),
+        ("python:reno:Nope", None, "flows.0.cc", "module 'reno' has no class 'Nope'"),
+        ("python:json:JSONDecoder", None, "flows.0.cc", "is not a subclass of tcplab.CongestionControl"),
+        ("python:reno", None, "flows.0.cc", "is not python:package.module:ClassName"),
+        ("python:reno:Reno", {"nope": 1}, "flows.0.params", "unexpected keyword argument 'nope'"),
+        ("python:delay_based:DelayBased", {"alpha": 5, "beta": 1}, "flows.0.params", "need 0 <= alpha <= beta"),
     ],
 )
 def test_bad_names_and_parameters_name_the_key(cc, params, key, message):

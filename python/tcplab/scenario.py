@@ -19,12 +19,18 @@ from typing import Any
 from tcplab._core import ScenarioError
 
 
+# A list position right after a name: "flows[4]" (not "(0, 1]" or "[a, b]").
+_LIST_POSITION = re.compile(r"(?<=[A-Za-z0-9_])\[(\d+)\]")
+
+
 class ScenarioWarning(UserWarning):
     """A scenario that is valid but probably not what was meant (a flow starting after the end)."""
 
 
 def _error(key: str, message: str) -> ScenarioError:
-    # As errors raised by the Rust core: str() is "key: message", with .key and .message apart.
+    # As errors raised by the Rust core: str() is "key: message", with .key and .message apart, and
+    # list positions written as --set writes them ("flows.4.cc", not "flows[4].cc").
+    key, message = _LIST_POSITION.sub(r".\1", key), _LIST_POSITION.sub(r".\1", message)
     error = ScenarioError(f"{key}: {message}" if key else message)
     error.key, error.message = key, message
     return error
@@ -209,7 +215,7 @@ def _check_values(node: Any, key: str, depth: int = 0) -> None:
             _check_values(value, f"{key}.{name}" if key else name, depth + 1)
     elif isinstance(node, (list, tuple)):
         for index, value in enumerate(node):
-            _check_values(value, f"{key}[{index}]", depth + 1)
+            _check_values(value, f"{key}.{index}", depth + 1)
     elif isinstance(node, (datetime.date, datetime.time)):
         raise _error(key, f"{node.isoformat()} is a TOML date or time, which no scenario key takes; "
                           "durations and times are strings with a unit, e.g. \"10s\"")

@@ -94,7 +94,7 @@ fn a_new_connection_starts_afresh_and_old_packets_do_not_reach_it() {
 fn restart_needs_a_size_and_think_time_needs_restart() {
     let base = "[simulation]\nduration = \"1s\"\n[topology]\nkind = \"dumbbell\"\nbottleneck = { rate = \"1Mbps\", delay = \"1ms\" }\n[[flows]]\ncc = \"reno\"\n";
     let error = Scenario::from_toml(&format!("{base}restart = true\n")).expect_err("no size");
-    assert!(error.to_string().contains("flows[0].restart"), "{error}");
+    assert!(error.to_string().contains("flows.0.restart"), "{error}");
     let error = Scenario::from_toml(&format!("{base}think_time = \"1s\"\n")).expect_err("no restart");
-    assert!(error.to_string().contains("flows[0].think_time"), "{error}");
+    assert!(error.to_string().contains("flows.0.think_time"), "{error}");
 }

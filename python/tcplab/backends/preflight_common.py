@@ -81,9 +81,9 @@ def links(scenario: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
             links.append((f"topology.{name}", topology[name]))
     for list_key in ("hops", "links"):
         for index, link in enumerate(topology.get(list_key) or []):
-            links.append((f"topology.{list_key}[{index}]", link))
+            links.append((f"topology.{list_key}.{index}", link))
     for index, access in enumerate(topology.get("access_links") or []):
-        links.append((f"topology.access_links[{index}]", access))
+        links.append((f"topology.access_links.{index}", access))
     return links
 
 

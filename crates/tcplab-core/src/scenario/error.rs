@@ -10,9 +10,35 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
+    /// Keys (and keys quoted in the message) are written as `--set` writes them: list positions
+    /// as dotted numbers, `flows.4.cc`, never `flows[4].cc`.
     pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { key: key.into(), message: message.into() }
+        Self { key: dotted(&key.into()), message: dotted(&message.into()) }
     }
+}
+
+/// `flows[4].cc` as `flows.4.cc`: every `[digits]` right after a name character becomes
+/// `.digits`. Other brackets (`(0, 1]`, `[a, b]`) are left as they are.
+pub fn dotted(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let after_name = i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if bytes[i] == b'[' && after_name {
+            let digits = bytes[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+            if digits > 0 && bytes.get(i + 1 + digits) == Some(&b']') {
+                out.push('.');
+                out.push_str(&text[i + 1..i + 1 + digits]);
+                i += digits + 2;
+                continue;
+            }
+        }
+        let c = text[i..].chars().next().expect("i is on a character boundary");
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
 }
 
 impl fmt::Display for ScenarioError {
@@ -68,5 +94,21 @@ fn suggest_in_serde_message(message: String) -> String {
     match did_you_mean(name, candidates) {
         Some(closest) => format!("{message}; did you mean `{closest}`?"),
         None => message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_positions_are_written_as_set_writes_them() {
+        assert_eq!(dotted("flows[4].cc"), "flows.4.cc");
+        assert_eq!(dotted("topology.hops[1].forward.outages[0].at"), "topology.hops.1.forward.outages.0.at");
+        assert_eq!(dotted("0.5 is outside (0, 1]; [a, b] stays"), "0.5 is outside (0, 1]; [a, b] stays");
+        assert_eq!(
+            ScenarioError::new("flows[0].cc", "see flows[1].start").to_string(),
+            "flows.0.cc: see flows.1.start"
+        );
     }
 }

@@ -18,6 +18,7 @@
 mod defaults;
 mod error;
 mod model;
+mod queue_kinds;
 mod resources;
 mod sanity;
 mod shape;
@@ -172,12 +173,12 @@ mod tests {
     #[test]
     fn unknown_keys_and_algorithms_are_rejected() {
         let err = error_of(&MINIMAL.replace("cc = \"cubic\"", "cc = \"cubik\""));
-        assert_eq!(err.key, "flows[0].cc");
+        assert_eq!(err.key, "flows.0.cc");
         assert!(err.message.contains("available: reno, newreno, cubic"), "{err}");
         let err = error_of(&MINIMAL.replace("[simulation]", "[simulation]\nsed = 3"));
         assert!(err.message.contains("unknown field `sed`"), "{err}");
         let err = error_of(&MINIMAL.replace("cc = \"cubic\"", "cc = \"cubic\"\nparams = { beta = 2.0 }"));
-        assert_eq!(err.key, "flows[0].params");
+        assert_eq!(err.key, "flows.0.params");
         assert!(err.message.contains("beta = 2.0"), "{err}");
     }
 
@@ -222,7 +223,7 @@ mod tests {
         assert_eq!(err.key, "tcp.min_rto");
         let text = MINIMAL.replace("cc = \"cubic\"", "protocol = \"udp\"");
         let err = error_of(&text);
-        assert_eq!(err.key, "flows[0].rate");
+        assert_eq!(err.key, "flows.0.rate");
         let err = error_of(&MINIMAL.replace(
             "delay = \"10ms\" }",
             "delay = \"10ms\", forward = { loss = { model = \"bernoulli\", p = 1.5 } } }",
@@ -288,7 +289,7 @@ mod tests {
         let err = error_of(&MINIMAL.replace("delay = \"10ms\" }", "delay = \"10ms\", forward = [1, 2] }"));
         assert_eq!(err.key, "topology.bottleneck.forward");
         let json = r#"{"simulation": {"duration": "1s"}, "topology": {"kind": "dumbbell", "bottleneck": {"rate": "1Mbps", "delay": "1ms"}}, "flows": [["cubic"]]}"#;
-        assert_eq!(Scenario::from_json(json).unwrap_err().key, "flows[0]");
+        assert_eq!(Scenario::from_json(json).unwrap_err().key, "flows.0");
     }
 
     #[test]
@@ -303,7 +304,7 @@ mod tests {
         let late = Scenario::from_toml(&MINIMAL.replace("cc = \"cubic\"", "cc = \"cubic\"\nstart = \"9s\"")).unwrap();
         let warnings = late.warnings();
         assert_eq!(warnings.len(), 1);
-        assert_eq!(warnings[0].key, "flows[0].start");
+        assert_eq!(warnings[0].key, "flows.0.start");
         let rdc =
             Scenario::from_toml(&MINIMAL.replace("[[flows]]", "[tcp]\nack_delay = \"exact_rdc\"\n[[flows]]")).unwrap();
         assert_eq!(rdc.warnings()[0].key, "tcp.ack_delay");
@@ -367,7 +368,7 @@ mod tests {
         assert_eq!(err.key, "tcp.ecn");
         assert!(err.message.contains("'dctcp', which needs ECN"), "{err}");
         let err = error_of(&dctcp.replace("cc = \"dctcp\"", "cc = \"dctcp\"\ntcp = { ecn = false }"));
-        assert_eq!(err.key, "flows[0].tcp.ecn");
+        assert_eq!(err.key, "flows.0.tcp.ecn");
         // The flow's own `ecn = true` over a scenario-wide false is consistent.
         let own = dctcp
             .replace("[[flows]]", "[tcp]\necn = false\n[[flows]]")

@@ -1,6 +1,7 @@
 //! Scenarios that are valid but probably not what their author meant: they run, and the front
 //! ends show each warning (key and reason) before the results.
 
+use super::error::dotted;
 use super::model::Scenario;
 use crate::tcp::AckDelayMode;
 
@@ -39,6 +40,10 @@ impl Scenario {
             });
         }
         warnings.extend(self.set_up_warnings());
+        for warning in &mut warnings {
+            warning.key = dotted(&warning.key);
+            warning.message = dotted(&warning.message);
+        }
         warnings
     }
 }

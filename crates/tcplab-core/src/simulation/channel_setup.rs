@@ -55,42 +55,7 @@ pub(super) fn build_queue(
                 packets,
             ))
         }
-        QueueKind::Red => {
-            let mean_packet = spec.mean_packet_size.map_or(1500, |b| b.0) as f64;
-            let byte_mode = spec.byte_mode.unwrap_or(false);
-            // Thresholds in the unit RED measures: packets, or bytes in byte mode.
-            let in_unit = |buffer: Buffer| -> f64 {
-                let bytes = match buffer {
-                    Buffer::Packets(n) => n as f64 * mean_packet,
-                    Buffer::Bytes(b) => b as f64,
-                    Buffer::Bdp(x) => x * bdp_bytes,
-                };
-                if byte_mode {
-                    bytes
-                } else {
-                    bytes / mean_packet
-                }
-            };
-            let capacity = match limit {
-                QueueLimit::Packets(n) => Buffer::Packets(n),
-                QueueLimit::Bytes(b) => Buffer::Bytes(b),
-            };
-            let params = RedParams {
-                min_th: spec.min_th.map_or(in_unit(capacity) / 6.0, in_unit),
-                max_th: spec.max_th.map_or(in_unit(capacity) / 2.0, in_unit),
-                w_q: spec.w_q.unwrap_or(0.002),
-                max_p: spec.max_p.unwrap_or(0.1),
-                gentle: spec.gentle.unwrap_or(true),
-                wait: spec.wait.unwrap_or(true),
-                byte_mode,
-                ecn: spec.ecn.unwrap_or(false),
-                idle_decay: spec.idle_decay.unwrap_or(true),
-                mean_packet_bytes: mean_packet,
-                link_rate_bps: rate_bps,
-                mark_p: spec.mark_p.unwrap_or(1.0),
-            };
-            Box::new(Red::new(params, limit, rng))
-        }
+        QueueKind::Red => Box::new(Red::new(red_params(spec, limit, bdp_bytes, rate_bps), limit, rng)),
         QueueKind::Pie => {
             let defaults = PieParams::default();
             let params = PieParams {
@@ -104,6 +69,43 @@ pub(super) fn build_queue(
             };
             Box::new(Pie::new(params, limit, rng))
         }
+    }
+}
+
+/// RED's parameters, its thresholds in the unit it measures (packets, or bytes in byte mode) and
+/// by default a sixth and half of the buffer.
+fn red_params(spec: &QueueSpec, limit: QueueLimit, bdp_bytes: f64, rate_bps: u64) -> RedParams {
+    let mean_packet = spec.mean_packet_size.map_or(1500, |b| b.0) as f64;
+    let byte_mode = spec.byte_mode.unwrap_or(false);
+    let in_unit = |buffer: Buffer| -> f64 {
+        let bytes = match buffer {
+            Buffer::Packets(n) => n as f64 * mean_packet,
+            Buffer::Bytes(b) => b as f64,
+            Buffer::Bdp(x) => x * bdp_bytes,
+        };
+        if byte_mode {
+            bytes
+        } else {
+            bytes / mean_packet
+        }
+    };
+    let capacity = match limit {
+        QueueLimit::Packets(n) => Buffer::Packets(n),
+        QueueLimit::Bytes(b) => Buffer::Bytes(b),
+    };
+    RedParams {
+        min_th: spec.min_th.map_or(in_unit(capacity) / 6.0, in_unit),
+        max_th: spec.max_th.map_or(in_unit(capacity) / 2.0, in_unit),
+        w_q: spec.w_q.unwrap_or(0.002),
+        max_p: spec.max_p.unwrap_or(0.1),
+        gentle: spec.gentle.unwrap_or(true),
+        wait: spec.wait.unwrap_or(true),
+        byte_mode,
+        ecn: spec.ecn.unwrap_or(false),
+        idle_decay: spec.idle_decay.unwrap_or(true),
+        mean_packet_bytes: mean_packet,
+        link_rate_bps: rate_bps,
+        mark_p: spec.mark_p.unwrap_or(1.0),
     }
 }
 

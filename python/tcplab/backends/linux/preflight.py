@@ -61,7 +61,7 @@ def check_scenario(scenario: dict[str, Any], as_written: dict[str, Any]) -> None
                             "(or capture on a host's TUN device with tcpdump)")
     available = kernel_algorithms()
     for index, flow in enumerate(scenario["flows"]):
-        key = f"flows[{index}]"
+        key = f"flows.{index}"
         if flow.get("restart"):
             raise ScenarioError(f"{key}.restart: restarting transfers run on the simulator only; remove the key")
         if flow.get("protocol", "tcp") != "tcp":

@@ -297,7 +297,7 @@ def check_scenario(scenario: dict[str, Any]) -> None:
     for index, flow in enumerate(scenario["flows"]):
         for key in ("on", "off", "rate"):
             if flow.get("protocol", "tcp") == "tcp" and flow.get(key) is not None:
-                raise ScenarioError(f"flows[{index}].{key}: the ns-2 back-end runs bulk and finite TCP transfers "
+                raise ScenarioError(f"flows.{index}.{key}: the ns-2 back-end runs bulk and finite TCP transfers "
                                     "only (FTP); remove the key")
         if flow.get("protocol") == "udp" and flow.get("on") is not None:
-            raise ScenarioError(f"flows[{index}].on: the ns-2 back-end runs constant-bit-rate UDP only; remove the key")
+            raise ScenarioError(f"flows.{index}.on: the ns-2 back-end runs constant-bit-rate UDP only; remove the key")

@@ -53,7 +53,7 @@ def flow_plans(network: dict[str, Any], scenario: dict[str, Any]) -> list[FlowPl
     module_settings: dict[str, tuple[str, dict[str, int]]] = {}
     for flow in network["flows"]:
         index, entry = entries[flow["flow_id"]]
-        key = f"flows[{index}]"
+        key = f"flows.{index}"
         if flow["protocol"] == "udp":
             plans.append(None)
             continue

@@ -37,7 +37,7 @@ def write_plan(network: dict[str, Any], scenario: dict[str, Any]) -> str:
     entries = [(i, entry) for i, entry in enumerate(scenario["flows"]) for _ in range(entry.get("count", 1))]
     for flow in network["flows"]:
         index, entry = entries[flow["flow_id"]]
-        lines += _flow_lines(flow, entry, f"flows[{index}]", defaults)
+        lines += _flow_lines(flow, entry, f"flows.{index}", defaults)
     return "\n".join(lines) + "\n"
 
 

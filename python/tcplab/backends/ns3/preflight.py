@@ -345,7 +345,7 @@ def check_scenario(scenario: dict[str, Any]) -> None:
     for index, flow in enumerate(scenario["flows"]):
         if flow.get("protocol", "tcp") == "tcp" and flow.get("on_time") is not None \
                 and flow.get("off_unsent", "discard") != "keep":
-            raise ScenarioError(f"flows[{index}].off_unsent: \"discard\" cannot run on ns-3 (a socket cannot withdraw "
+            raise ScenarioError(f"flows.{index}.off_unsent: \"discard\" cannot run on ns-3 (a socket cannot withdraw "
                                 "data written to it); set it to \"keep\", as ns-3's OnOffApplication does")
 
 

@@ -193,9 +193,7 @@ impl TcpSender {
             };
             self.cc.on_ack(&event);
         }
-        if ack.ece && ack_advances {
-            self.ece_seen = true;
-        }
+        self.ece_seen |= ack.ece && ack_advances;
         self.collect_events(now);
         self.after_ack(ack_advances, ctx);
     }
