@@ -302,7 +302,7 @@ impl Cdg {
             return ((cwnd as u64 * self.config.backoff_beta.min(1024) as u64) >> 10).max(2) as u32;
         }
         if self.state == QueueState::NonFull && self.config.use_tolerance {
-            return cwnd;
+            return cwnd.max(2);
         }
         self.shadow_wnd = (self.shadow_wnd >> 1).min(cwnd);
         if self.config.use_shadow {
@@ -352,7 +352,9 @@ impl Cdg {
     }
 
     fn exit_slow_start(&mut self, event: &'static str) {
-        self.window.ssthresh = self.window.cwnd;
+        // At least two segments, as every ssthresh here: after a timeout cwnd may be one segment
+        // when HyStart fires (found by the algorithm fuzz target).
+        self.window.ssthresh = self.window.cwnd.max(2);
         self.pending_event = Some(event);
     }
 
