@@ -27,6 +27,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::window::MAX_CWND_SEGMENTS;
 use super::{
     defaults_of, parse_params, AckEvent, Algorithm, CongestionControl, CongestionEvent, CongestionKind, ConnectionInfo,
     ParamKind, ParamSpec,
@@ -133,6 +134,8 @@ pub struct Ledbat {
     /// Congestion window in bytes, fractional: a step of GAIN * MSS^2 / cwnd is a few bytes on a
     /// large window and would vanish if truncated.
     pub(crate) cwnd: f64,
+    /// The largest window, bytes: the `cwnd_clamp` option, else Linux's u32 count of segments.
+    max_cwnd: f64,
     ssthresh: u64,
     slow_starting: bool,
     /// One minimum per minute bucket, oldest first; u64::MAX for a bucket without a sample.
@@ -149,6 +152,7 @@ impl Ledbat {
         Self {
             mss: info.mss,
             cwnd: (info.initial_window_segments.max(1) as u64 * info.mss) as f64,
+            max_cwnd: info.cwnd_clamp_segments.unwrap_or(MAX_CWND_SEGMENTS) as f64 * info.mss as f64,
             ssthresh,
             slow_starting: config.slow_start,
             base_delays: VecDeque::from(vec![u64::MAX; config.base_history as usize]),
@@ -208,7 +212,7 @@ impl Ledbat {
         let mss = self.mss as f64;
         self.cwnd += self.config.gain * self.off_target() * acked_bytes as f64 * mss / self.cwnd;
         let max_allowed = (flight_before + self.config.allowed_increase as u64 * self.mss) as f64;
-        self.cwnd = self.cwnd.min(max_allowed).max(self.config.min_cwnd as f64 * mss);
+        self.cwnd = self.cwnd.min(max_allowed).min(self.max_cwnd).max(self.config.min_cwnd as f64 * mss);
     }
 }
 
@@ -223,7 +227,7 @@ impl CongestionControl for Ledbat {
         }
         if self.slow_starting {
             // RFC 5681 as Linux: add the acknowledged bytes, not past ssthresh.
-            self.cwnd = (self.cwnd + ack.acked_bytes as f64).min(self.ssthresh as f64);
+            self.cwnd = (self.cwnd + ack.acked_bytes as f64).min(self.ssthresh as f64).min(self.max_cwnd);
             if self.cwnd >= self.ssthresh as f64 {
                 self.slow_starting = false;
             }
@@ -257,7 +261,7 @@ impl CongestionControl for Ledbat {
     }
 
     fn undo_reduction(&mut self, _now: SimTime, prior_cwnd: u64, prior_ssthresh: u64) {
-        self.cwnd = self.cwnd.max(prior_cwnd as f64);
+        self.cwnd = self.cwnd.max(prior_cwnd as f64).min(self.max_cwnd);
         self.ssthresh = self.ssthresh.max(prior_ssthresh);
     }
 
