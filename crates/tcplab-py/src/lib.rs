@@ -235,6 +235,11 @@ fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
             param.set_item("unit", spec.unit)?;
             param.set_item("range", spec.kind.range())?;
             param.set_item("description", spec.description)?;
+            // A choice's names in order: the Linux back-end passes a choice to a BPF algorithm
+            // as its index in this list.
+            if let cc::ParamKind::Choice { allowed } = &spec.kind {
+                param.set_item("choices", allowed.to_vec())?;
+            }
             params.append(param)?;
         }
         entry.set_item("params", params)?;
