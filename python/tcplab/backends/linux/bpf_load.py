@@ -49,13 +49,31 @@ def _json(*arguments: str) -> list | dict:
     done = _bpftool("-j", *arguments)
     if done.returncode != 0:
         raise BpfLoadError(f"bpftool {' '.join(arguments)}: {done.stderr.strip() or done.stdout.strip()}")
-    return json.loads(done.stdout or "[]")
+    return _values(done.stdout)
+
+
+def _values(text: str) -> list | dict:
+    """bpftool's JSON: one value, or (``struct_ops dump id``) several separated by commas without
+    brackets, which come back as a list."""
+    try:
+        return json.loads(text or "[]")
+    except json.JSONDecodeError:
+        return json.loads(f"[{text}]")
 
 
 def registered() -> list[str]:
-    """tcplab's congestion controls the kernel has registered now."""
-    return sorted(entry["name"] for entry in _json("struct_ops", "show")
-                  if entry.get("name", "").startswith(PREFIX) and entry.get("kernel_struct_ops") == "tcp_congestion_ops")
+    """tcplab's congestion controls the kernel has registered now. An unregistered one that a
+    socket still uses stays listed by bpftool (state TOBEFREE) until that socket goes, but can
+    neither be selected nor unregistered again: it does not count."""
+    names = []
+    for entry in _json("struct_ops", "show"):
+        if entry.get("name", "").startswith(PREFIX) and entry.get("kernel_struct_ops") == "tcp_congestion_ops":
+            dump = _json("struct_ops", "dump", "id", str(entry["id"]))
+            states = [part["bpf_struct_ops_tcp_congestion_ops"]["common"]["state"] for part in dump
+                      if "bpf_struct_ops_tcp_congestion_ops" in part]
+            if states and states[0] != "BPF_STRUCT_OPS_STATE_TOBEFREE":
+                names.append(entry["name"])
+    return sorted(names)
 
 
 def register(algorithm: str, built: Path) -> Loaded:
