@@ -192,7 +192,7 @@ static __always_inline __u64 tcplab_cbrt(__u64 x)
 	 * steps r is within s..s + 2, and two corrections (r^3 > x, written r^2 > x / r) give s. No
 	 * step branches: a bit-by-bit search (a branch per bit) makes the verifier follow every path
 	 * and stop at its million-instruction limit. r^2 <= 2^44 never overflows, and BPF's x / 0 is
-	 * 0 (x = 0). Checked against exact roots for every x below 10^5 and 300,000 random u64s. */
+	 * 0 (x = 0). */
 	__u64 r = 1ULL << 22;
 
 	for (int step = 0; step < 40; step++)
