@@ -44,13 +44,6 @@ struct hspeed {
 	__u64 credit_q16; /* a(w) per acknowledged segment, summed; each cwnd of it is +1 segment */
 };
 
-/* round(2^(2^-k) x 2^30) for k = 1 .. 16 (computed for this file). */
-static const __u32 hs_exp2_bit_q30[16] = {
-	1518500250, 1276901417, 1170923762, 1121280436, 1097253708, 1085434106,
-	1079572136, 1076653033, 1075196443, 1074468888, 1074105294, 1073923544,
-	1073832680, 1073787251, 1073764537, 1073753181,
-};
-
 /* log2(w) with HS_LOG_BITS fractional bits, w >= 1: the integer part, then each fractional bit
  * by squaring the mantissa (kept with 30 fractional bits, below 2^31, so squares fit). */
 static __always_inline __u64 hs_log2(__u64 w)
@@ -68,18 +61,6 @@ static __always_inline __u64 hs_log2(__u64 w)
 		}
 	}
 	return ((__u64)n << HS_LOG_BITS) | frac;
-}
-
-/* 2^x for x with 16 fractional bits (x < 33 << 16), result with 16 fractional bits. */
-static __always_inline __u64 hs_exp2_q16(__u64 x)
-{
-	__u64 r = 1ULL << 30;
-	__u32 whole = x >> 16;
-
-	for (int k = 0; k < 16; k++)
-		if (x & (0x8000 >> k))
-			r = (r * hs_exp2_bit_q30[k]) >> 30;
-	return whole >= 14 ? r << (whole - 14) : r >> (14 - whole);
 }
 
 /* d = 0.5 - b(w) with 30 fractional bits, for w above low_window. */
@@ -108,7 +89,7 @@ static __always_inline __u64 hs_increase_q16(__u64 w)
 		return HS_ONE_Q16; /* b <= 0: a(w) <= 0, raised to 1 */
 	b = ((1ULL << 29) - d) >> 14;
 	/* w^0.8 = 2^(0.8 log2 w) */
-	w08 = hs_exp2_q16((hs_log2(w) * 4 / 5) >> (HS_LOG_BITS - 16));
+	w08 = tcplab_exp2_q16((hs_log2(w) * 4 / 5) >> (HS_LOG_BITS - 16));
 	a = (w08 * 78 / 1000) * 2 * b / (2 * HS_ONE_Q16 - b);
 	return tcplab_max(a, HS_ONE_Q16);
 }

@@ -53,25 +53,6 @@ struct hybla {
 	__u32 min_srtt;   /* smallest tcp_sock.srtt_us seen (microseconds x 8); 0: none yet */
 };
 
-/* round(2^(2^-k) x 2^30) for k = 1 .. 16 (computed for this file). */
-static const __u32 hybla_exp2_bit_q30[16] = {
-	1518500250, 1276901417, 1170923762, 1121280436, 1097253708, 1085434106,
-	1079572136, 1076653033, 1075196443, 1074468888, 1074105294, 1073923544,
-	1073832680, 1073787251, 1073764537, 1073753181,
-};
-
-/* 2^x for x with 16 fractional bits (x <= 16 << 16), result with 16 fractional bits. */
-static __always_inline __u64 hybla_exp2(__u64 x)
-{
-	__u64 r = 1ULL << 30;
-	__u32 whole = x >> 16;
-
-	for (int k = 0; k < 16; k++)
-		if (x & (0x8000 >> k))
-			r = (r * hybla_exp2_bit_q30[k]) >> 30;
-	return whole >= 14 ? r << (whole - 14) : r >> (14 - whole);
-}
-
 SEC("struct_ops")
 void BPF_PROG(hybla_init, struct sock *sk)
 {
@@ -109,7 +90,7 @@ void BPF_PROG(hybla_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	if (param_freeze_when_not_cwnd_limited && !tcplab_is_cwnd_limited(tp))
 		return;
 	if (slow_start) {
-		step = hybla_exp2(tcplab_min(ca->rho, (__u64)HYBLA_MAX_EXPONENT << 16)) - HYBLA_ONE;
+		step = tcplab_exp2_q16(tcplab_min(ca->rho, (__u64)HYBLA_MAX_EXPONENT << 16)) - HYBLA_ONE;
 	} else {
 		/* rho^2 / cwnd, rho^2 with 32 fractional bits brought back to 16. */
 		step = ((ca->rho * ca->rho) >> 16) / (tp->snd_cwnd ? tp->snd_cwnd : 1);

@@ -184,6 +184,27 @@ static __always_inline __u32 tcplab_ilog2(__u64 x)
 	return r;
 }
 
+/* round(2^(2^-k) x 2^30) for k = 1 .. 16: the factors of 2^x for each fractional bit of x. */
+static const __u32 tcplab_exp2_bit_q30[16] = {
+	1518500250, 1276901417, 1170923762, 1121280436, 1097253708, 1085434106,
+	1079572136, 1076653033, 1075196443, 1074468888, 1074105294, 1073923544,
+	1073832680, 1073787251, 1073764537, 1073753181,
+};
+
+/* 2^x for x with 16 fractional bits (x < 47 << 16, so the result fits), with 16 fractional
+ * bits: the fraction's factors multiplied in 30-bit fixed point, then the whole part as a
+ * shift. */
+static __always_inline __u64 tcplab_exp2_q16(__u64 x)
+{
+	__u64 r = 1ULL << 30;
+	__u32 whole = x >> 16;
+
+	for (int k = 0; k < 16; k++)
+		if (x & (0x8000 >> k))
+			r = (r * tcplab_exp2_bit_q30[k]) >> 30;
+	return whole >= 14 ? r << (whole - 14) : r >> (14 - whole);
+}
+
 static __always_inline __u64 tcplab_cbrt(__u64 x)
 {
 	/* Newton's step r = (2 r + x / r^2) / 3 from 2^22, above the root of any u64, falls by about
