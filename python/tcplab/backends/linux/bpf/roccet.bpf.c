@@ -147,23 +147,6 @@ static __always_inline struct roccet *state_of(struct sock *sk)
 
 /* ---- CUBIC ---------------------------------------------------------------------------- */
 
-/* floor(cbrt(x)) for x <= 2^60. The header's tcplab_cbrt (bit by bit, a branch per bit) does
- * not pass the 6.18 verifier when called from cong_avoid: no state of its 22 bits is pruned and
- * the verifier stops at a million instructions. This one has no branch the verifier must
- * split: Newton's step r = (2 r + x / r^2) / 3 from 2^20 (at least the root of any x <= 2^60)
- * decreases to floor(cbrt(x)) or one above it within 40 steps (by at least a third while far
- * above the root, then quadratically), and the last step corrects the one above. */
-static __always_inline __u64 cube_root(__u64 x)
-{
-	__u64 r = 1ULL << 20;
-
-	for (int i = 0; i < 40; i++)
-		r = (2 * r + x / (r * r)) / 3;
-	if (r * r * r > x)
-		r--;
-	return r;
-}
-
 static __always_inline __u32 beta_of(__u32 cwnd)
 {
 	return tcplab_max((__u32)((__u64)cwnd * param_beta_milli / 1000), 2U);
@@ -211,7 +194,7 @@ static __always_inline void cubic_update(struct roccet *s, __u64 now, __u32 cwnd
 			/* K = cbrt((W_max - cwnd) / C) s = cbrt((W_max - cwnd) 10^12 / c_milli) ms. */
 			__u64 gap = tcplab_min((__u64)(s->w_max - cwnd), 1000000ULL);
 
-			s->k_ms = cube_root(tcplab_min(gap * 1000000000000ULL / (param_c_milli ? param_c_milli : 1), 1ULL << 60));
+			s->k_ms = tcplab_cbrt(tcplab_min(gap * 1000000000000ULL / (param_c_milli ? param_c_milli : 1), 1ULL << 60));
 			s->origin = s->w_max;
 		}
 	}
