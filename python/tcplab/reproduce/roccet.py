@@ -497,43 +497,70 @@ def _latecomer(r: Reproduction, runs: int, duration: str, buffers: list[str]) ->
 
 def capacity_drop(r: Reproduction) -> None:
     e = "capacity drop"
-    r.text("## Capacity drop from 50 to 25 Mbit/s at 20 s (Fig. 9)\n\nThe Linux kernel column is the kernel's own "
-           "CUBIC on the same scenario file (tcplab's Linux back-end, docs/linux-backend.md); the kernel has no ROCCET "
-           "and its BBR is BBRv1, not the paper's BBRv3, so those two run on the simulator only.")
+    kernel = {cc: _kernel_run(r, cc) for cc in ALGORITHMS if _runs_in_kernel(cc)}
+    r.text("## Capacity drop from 50 to 25 Mbit/s at 20 s (Fig. 9)\n\nThe Linux kernel column is the same scenario "
+           "file on this machine's kernel (tcplab's Linux back-end, docs/linux-backend.md), one run each: CUBIC is "
+           "the kernel's own, " + " and ".join(cc.upper() for cc in kernel if cc != "cubic")
+           + " tcplab's BPF versions loaded into the kernel (python/tcplab/backends/linux/bpf/), with the simulator's "
+           "parameters.")
     # The scenario has no random element: one run is the paper's "characteristic transmission".
     sweep = r.sweep("capacity-drop", "drop.toml", {"algorithm": (["flows.0.cc"], list(ALGORITHMS))}, r.runs_or(1, 1))
     series = sweep.timeseries
     events = sweep.events
     before = series[(series["time_s"] > 15) & (series["time_s"] <= 20)].groupby("algorithm")["srtt_ms"].median()
     after = series[series["time_s"] > 22].groupby("algorithm")["srtt_ms"].median()
-    kernel = _kernel_cubic(r)
     for cc in ALGORITHMS:
-        engines = ({"linux": kernel["before"]}, {"linux": kernel["after"]}) if cc == "cubic" else ({}, {})
+        engines = ({"linux": kernel[cc]["before"]}, {"linux": kernel[cc]["after"]}) if cc in kernel else ({}, {})
         r.number(e, f"median sRTT {cc} before the drop", "15-20 s", "ms", None, before[cc], "Fig. 9", engines=engines[0])
         r.number(e, f"median sRTT {cc} after the drop", "22-35 s", "ms", None, after[cc], "Fig. 9", engines=engines[1])
     roccet_events = events[(events["algorithm"] == "roccet") & (events["event"] == "roccet_event")] if len(events) else events
     first_after = roccet_events[roccet_events["time_s"] >= 20]["time_s"].groupby(roccet_events["run"]).min()
     delay = (first_after - 20).reindex(range(sweep.manifest["plan"]["runs"])).fillna(np.inf)
-    r.number(e, "ROCCET's first congestion event after the drop", "worst run", "s", None, delay.max(), "Fig. 9b")
+    kernel_delay = kernel["roccet"]["first_event_after_drop"] if "roccet" in kernel else None
+    r.number(e, "ROCCET's first congestion event after the drop", "worst run", "s", None, delay.max(), "Fig. 9b",
+             engines={"linux": kernel_delay} if kernel_delay is not None else None)
     r.numbers_table(e)
     _drop_figure(r, series)
+    _capacity_drop_claims(r, e, series, before, after, delay, kernel)
+
+
+def _runs_in_kernel(cc: str) -> bool:
+    """Whether the Linux back-end has the algorithm: the kernel's own module or tcplab's BPF one."""
+    from tcplab.backends.linux.bpf_build import bpf_algorithms
+    from tcplab.backends.linux.congestion_controls import kernel_algorithms
+
+    return cc in kernel_algorithms() or cc in bpf_algorithms()
+
+
+def _capacity_drop_claims(r: Reproduction, e: str, series: pd.DataFrame, before: pd.Series, after: pd.Series,
+                          delay: pd.Series, kernel: dict[str, dict[str, float]]) -> None:
     cubic_cwnd = series[(series["algorithm"] == "cubic") & (series["run"] == 0)]
     cwnd_before, cwnd_after = _cwnd_before_and_after(cubic_cwnd)
+    k = kernel
     r.claim(e, "CUBIC does not react to the halved capacity: its cwnd stays and its sRTT rises.",
             [holds("CUBIC's cwnd after 25 s at least 80% of before", cwnd_after >= 0.8 * cwnd_before)],
             [holds("CUBIC's median sRTT after at least 1.5 times before", after["cubic"] > 1.5 * before["cubic"])],
             engines={"linux": [holds("the kernel's CUBIC: cwnd after 25 s at least 80% of before",
-                                     kernel["cwnd_after"] >= 0.8 * kernel["cwnd_before"])]},
+                                     k["cubic"]["cwnd_after"] >= 0.8 * k["cubic"]["cwnd_before"])]} if "cubic" in k else None,
             was=was(12), note=f"CUBIC's mean cwnd {cwnd_before / 1448:.0f} segments before, {cwnd_after / 1448:.0f} after 25 s "
             f"(criterion: not below 80%); median sRTT {before['cubic']:.0f} -> {after['cubic']:.0f} ms (criterion: x1.5).")
+    kernel_note = (f" The kernel's ROCCET (BPF): first event {k['roccet']['first_event_after_drop']:.2f} s after the drop."
+                   if "roccet" in k else "")
     r.claim(e, "ROCCET generates congestion events after the capacity drop.",
-            [holds("a ROCCET event after the drop in every run", bool(np.isfinite(delay).all()))], was=was(13),
-            note=f"first ROCCET congestion event after 20 s, per run: {', '.join(f'{d:.2f} s' for d in delay)} after the drop.")
+            [holds("a ROCCET event after the drop in every run", bool(np.isfinite(delay).all()))],
+            engines={"linux": [holds("the kernel's ROCCET (BPF): an event after the drop",
+                                     bool(np.isfinite(k["roccet"]["first_event_after_drop"])))]} if "roccet" in k else None,
+            was=was(13), note=f"first ROCCET congestion event after 20 s, per run: {', '.join(f'{d:.2f} s' for d in delay)} "
+            f"after the drop.{kernel_note}")
     r.claim(e, "After the drop BBRv3 keeps a higher sRTT than ROCCET.",
-            [holds("BBRv3's median sRTT after 22 s above ROCCET's", after["bbr3"] > after["roccet"])], was=was(14),
-            note=f"median sRTT after 22 s: BBRv3 {after['bbr3']:.0f} ms, ROCCET {after['roccet']:.0f} ms.")
+            [holds("BBRv3's median sRTT after 22 s above ROCCET's", after["bbr3"] > after["roccet"])],
+            engines={"linux": [holds("the kernel's BBRv3 and ROCCET (BPF): BBRv3's median sRTT after 22 s above ROCCET's",
+                                     k["bbr3"]["after"] > k["roccet"]["after"])]} if {"bbr3", "roccet"} <= set(k) else None,
+            was=was(14), note=f"median sRTT after 22 s: BBRv3 {after['bbr3']:.0f} ms, ROCCET {after['roccet']:.0f} ms.")
     r.claim(e, "ROCCET's sRTT on the 16-BDP buffer is far below CUBIC's (Sec. IX with Sec. III).",
             [holds("ROCCET's median sRTT after the drop below half of CUBIC's", after["roccet"] < 0.5 * after["cubic"])],
+            engines={"linux": [holds("the kernel: ROCCET's (BPF) median sRTT after the drop below half of CUBIC's",
+                                     k["roccet"]["after"] < 0.5 * k["cubic"]["after"])]} if {"cubic", "roccet"} <= set(k) else None,
             was=was(15), note=f"median sRTT after the drop: ROCCET {after['roccet']:.0f} ms, CUBIC {after['cubic']:.0f} ms (criterion: below half).")
 
 
@@ -543,19 +570,22 @@ def _cwnd_before_and_after(rows: pd.DataFrame) -> tuple[float, float]:
             float(rows[rows["time_s"] > 25]["cwnd_bytes"].mean()))
 
 
-def _kernel_cubic(r: Reproduction) -> dict[str, float]:
-    """The same scenario file with Linux's own CUBIC (HyStart on, as the kernel ships it; the
-    paper's Fig. 9 does not say): real kernel TCP between network namespaces over tcplab's link
-    emulator, 35 s of real time. Its tables are kept in out/sweeps/linux-capacity-drop-cubic."""
+def _kernel_run(r: Reproduction, cc: str) -> dict[str, float]:
+    """The same scenario file on Linux: the kernel's own CUBIC (HyStart on, as the kernel ships it;
+    the paper's Fig. 9 does not say), or tcplab's BPF ROCCET or BBRv3 with the simulator's
+    defaults; real kernel TCP between network namespaces over tcplab's link emulator, 35 s of
+    real time. Its tables are kept in out/sweeps/linux-capacity-drop-<cc>."""
     from tcplab.api import run as run_scenario
 
-    result = run_scenario(r.scenarios / "drop.toml", backend="linux", set={"flows.0.cc": "cubic", "flows.0.params": {}})
-    result.save(r.out / "sweeps" / "linux-capacity-drop-cubic")
-    series = result.timeseries
+    result = run_scenario(r.scenarios / "drop.toml", backend="linux", set={"flows.0.cc": cc, "flows.0.params": {}})
+    result.save(r.out / "sweeps" / f"linux-capacity-drop-{cc}")
+    series, events = result.timeseries, result.events
     cwnd_before, cwnd_after = _cwnd_before_and_after(series)
+    congestion = events[(events["event"] == "roccet_event") & (events["time_s"] >= 20)]["time_s"] if len(events) else []
     return {"before": float(series[(series["time_s"] > 15) & (series["time_s"] <= 20)]["srtt_ms"].median()),
             "after": float(series[series["time_s"] > 22]["srtt_ms"].median()),
-            "cwnd_before": cwnd_before, "cwnd_after": cwnd_after}
+            "cwnd_before": cwnd_before, "cwnd_after": cwnd_after,
+            "first_event_after_drop": float(min(congestion) - 20) if len(congestion) else float("inf")}
 
 
 def _drop_figure(r: Reproduction, series: pd.DataFrame) -> None:

@@ -72,7 +72,9 @@ bandwidth-delay product (50 Mbit/s x 1.22 s = 7.6 MB), so the algorithm, not a w
 rate; the transitory phase is the 10 s after the step; throughput is goodput (bytes delivered in
 order). The ns-3 profile (the paper's simulator: 1 s minimum RTO, SACK with PRR as ns-3 3.44 has by
 default, the smoothed RTT given to the algorithm) and the Linux profile both run, and the same
-scenario file runs on ns-3 3.44 itself (the engine's own TCP-RTA, extending ns-3's TcpHybla). The
+scenario file runs on ns-3 3.44 itself (the engine's own TCP-RTA, extending ns-3's TcpHybla) and, for
+the switch times, on this machine's kernel with tcplab's BPF TCP-RTA (the Linux back-end, Linux
+profile parameters; its switches are events the kernel reports). The
 scenario has no random element, so one run of each is the experiment and its numbers have no
 spread. Hybla's rho follows the smallest smoothed RTT (ns-3 and Linux both recompute it only on a
 new minimum), so a Hybla flow that starts on the LAN keeps rho = 1 on the satellite path; TCP-RTA
@@ -125,12 +127,14 @@ def _switch_claim(r: Reproduction, events: pd.DataFrame, engine_events: pd.DataF
                       down == down and down < STEP_DOWN_S + 5)]
 
     engine_up, engine_down = _switch_times(engine_events, "ns3", 0)
+    kernel_events = _kernel_events(r)
+    kernel_up, kernel_down = _switch_times(kernel_events, "linux", 0)
     for profile in ("ns3", "linux"):
         up, down = _switch_times(events, profile, 0)
-        engine = {"ns3": engine_up - STEP_UP_S} if profile == "ns3" else {}
+        engine = {"ns3": engine_up - STEP_UP_S} if profile == "ns3" else {"linux": kernel_up - STEP_UP_S}
         r.number(e, "switch to Hybla after the step", f"{profile} profile", "s", None, up - STEP_UP_S, "Sec. 3 step 3",
                  engines=engine)
-        engine = {"ns3": engine_down - STEP_DOWN_S} if profile == "ns3" else {}
+        engine = {"ns3": engine_down - STEP_DOWN_S} if profile == "ns3" else {"linux": kernel_down - STEP_DOWN_S}
         r.number(e, "switch back to NewReno after the return", f"{profile} profile", "s", None, down - STEP_DOWN_S,
                  "Sec. 3 step 5", engines=engine)
     r.numbers_table(e)
@@ -138,7 +142,20 @@ def _switch_claim(r: Reproduction, events: pd.DataFrame, engine_events: pd.DataF
             "returns (criterion: within 5 s of each step, ns-3 profile; the Linux profile secondary).",
             [c for run in range(runs) for c in checks(events, "ns3", run)],
             [c for run in range(runs) for c in checks(events, "linux", run)],
-            engines={"ns3": checks(engine_events, "ns3", 0)}, was=PREVIOUS["switch"])
+            engines={"ns3": checks(engine_events, "ns3", 0), "linux": checks(kernel_events, "linux", 0)},
+            was=PREVIOUS["switch"])
+
+
+def _kernel_events(r: Reproduction) -> pd.DataFrame:
+    """The step on this machine's kernel (tcplab's Linux back-end) with tcplab's BPF TCP-RTA and the
+    Linux profile's parameters (the kernel's TCP is Linux's whatever the profile says): its switches
+    come from the kernel, 35 s of real time. Its tables are kept in out/sweeps/linux-step-rta."""
+    from tcplab.api import run as run_scenario
+
+    result = run_scenario(r.scenarios / "step.toml", backend="linux",
+                          set={"flows.0.params": PARAMS["rta"], "tcp.profile": "linux"})
+    result.save(r.out / "sweeps" / "linux-step-rta")
+    return result.events.assign(algorithm="rta", profile="linux", run=0)
 
 
 def _gain(goodput: pd.Series, profile: str, other: str) -> float:
