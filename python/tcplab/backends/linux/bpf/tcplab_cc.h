@@ -93,16 +93,16 @@ struct tcplab_events tcplab_events SEC(".bss");
 /* Reports event NAME (a string literal shorter than TCPLAB_EVENT_NAME_BYTES) with an
  * algorithm-chosen value (the cwnd in segments, unless the file says otherwise). The port is the
  * connection's remote port, which the back-end gives each flow's receiver. */
-#define TCPLAB_EVENT(sk, name, val)                                                          \
+#define TCPLAB_EVENT(sk, name_, val)                                                         \
 	do {                                                                                       \
-		_Static_assert(sizeof(name) <= TCPLAB_EVENT_NAME_BYTES, "event name too long");  \
+		_Static_assert(sizeof(name_) <= TCPLAB_EVENT_NAME_BYTES, "event name too long"); \
 		__u32 slot_ = __sync_fetch_and_add(&tcplab_events.count, 1);                      \
 		if (slot_ < TCPLAB_MAX_EVENTS) {                                                   \
 			struct tcplab_event *event_ = &tcplab_events.at[slot_];                    \
 			event_->time_ns = bpf_ktime_get_ns();                                      \
 			event_->port = bpf_ntohs((sk)->__sk_common.skc_dport);                     \
 			event_->value = (val);                                                     \
-			__builtin_memcpy(event_->name, name, sizeof(name));                        \
+			__builtin_memcpy(event_->name, name_, sizeof(name_));                      \
 		}                                                                                  \
 	} while (0)
 
