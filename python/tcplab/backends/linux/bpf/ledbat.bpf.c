@@ -31,7 +31,13 @@
  *   kernel changes snd_cwnd itself (PRR in recovery, the loss window, undo), the fraction
  *   restarts from the kernel's value.
  * - The flight before the ACK is tcp_packets_in_flight after it plus the segments it acknowledged
- *   or SACKed (cong_avoid's `acked`).
+ *   or SACKed (cong_avoid's `acked`), or the round's largest flight (tp->max_packets_out) when
+ *   that is larger: the kernel defers transmissions (TCP small queues, batches of ACKs), so the
+ *   flight just before an ACK can sit a segment or two below a window the flow still fills, and
+ *   the RFC's cap (cwnd <= flight + ALLOWED_INCREASE) then ratchets cwnd down every ACK (seen:
+ *   two LEDBAT flows on 8 BDP drained the queue to below TARGET within a second while the
+ *   delay rule asked for -2 segments per RTT). The simulator's sender refills the window at each
+ *   ACK, so there the two are the same.
  * - Recovery is the kernel's (SACK, PRR, RACK): it lowers cwnd to ssthresh over the recovery round,
  *   where the simulator sets cwnd = ssthresh at once.
  *
@@ -251,7 +257,12 @@ void BPF_PROG(ledbat_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		cwnd_fp += step;
 	else
 		cwnd_fp = cwnd_fp > step ? cwnd_fp - step : 0;
-	flight_before = (__u64)tcplab_packets_in_flight(tp) + acked;
+	/* The flight before this ACK; but the kernel defers transmissions (TCP small queues, ACKs
+	 * processed in batches), so right before an ACK the flight of a flow that fills its window
+	 * can be a few segments short of it, and capping at that would ratchet cwnd down by a
+	 * segment or two per ACK. The largest flight of the current round (tp->max_packets_out, what
+	 * tcp_is_cwnd_limited reads) is taken when larger. */
+	flight_before = tcplab_max((__u64)tcplab_packets_in_flight(tp) + acked, (__u64)tp->max_packets_out);
 	cap = (flight_before + param_allowed_increase) << FRAC_SHIFT;
 	if (cwnd_fp > cap)
 		cwnd_fp = cap;
