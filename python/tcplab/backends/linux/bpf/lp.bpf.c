@@ -24,6 +24,15 @@
  *   (difference - smallest difference seen) + half the connection's minimum RTT (tp->rtt_min),
  *   i.e. it assumes the smallest forward delay is half the smallest RTT (exact on a symmetric
  *   path with an uncongested return). Times are microseconds (the simulator: nanoseconds).
+ * - The receiver's ACK delay: a one-segment ACK may have waited up to the delayed-ACK timeout
+ *   (40 ms in Linux) before the receiver stamped its TSval, and that wait counts as one-way
+ *   delay. With TCP-LP's small windows most ACKs are such, and the samples jump between about
+ *   the path's delay and 40 ms more: with the range reset (threshold 15% above the last sowd)
+ *   nearly every jump is an indication (seen: cwnd held at one segment for 20 s, 0.8 Mbit/s
+ *   for two flows against the simulator's 5.7). So only ACKs that acknowledge two or more
+ *   segments at once give a delay sample here (the receiver sends those without waiting, RFC
+ *   5681's every-second-segment rule); the RTT sample (inference time) comes from every ACK, as
+ *   in the simulator, whose one-way delay never includes the ACK delay.
  * - Samples and the inference test are taken in pkts_acked, on ACKs with an RTT sample
  *   (ack_sample.rtt_us > 0), as the simulator samples only ACKs with an rtt_sample; growth is in
  *   cong_avoid, which the kernel calls after pkts_acked and only when it may raise cwnd. The time
@@ -137,10 +146,15 @@ void BPF_PROG(lp_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 	bool within, shows_last_cut;
 
 	if (rtt > 0) {
-		__u32 owd = lp_owd(sk, ca);
+		/* Only ACKs for two or more segments: the receiver sends those at once, while a
+		 * one-segment ACK may have waited for the delayed-ACK timer (40 ms here), which
+		 * TSval - TSecr counts as one-way delay. */
+		if (sample->pkts_acked >= 2) {
+			__u32 owd = lp_owd(sk, ca);
 
-		if (owd > 0)
-			lp_sample(ca, owd);
+			if (owd > 0)
+				lp_sample(ca, owd);
+		}
 		ca->inference = (__u64)(__u32)rtt * param_inference_rtts;
 	}
 	within = lp_within_inference(sk, ca);
