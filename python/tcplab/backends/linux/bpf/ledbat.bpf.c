@@ -31,13 +31,13 @@
  *   kernel changes snd_cwnd itself (PRR in recovery, the loss window, undo), the fraction
  *   restarts from the kernel's value.
  * - The flight before the ACK is tcp_packets_in_flight after it plus the segments it acknowledged
- *   or SACKed (cong_avoid's `acked`), or the round's largest flight (tp->max_packets_out) when
- *   that is larger: the kernel defers transmissions (TCP small queues, batches of ACKs), so the
- *   flight just before an ACK can sit a segment or two below a window the flow still fills, and
- *   the RFC's cap (cwnd <= flight + ALLOWED_INCREASE) then ratchets cwnd down every ACK (seen:
- *   two LEDBAT flows on 8 BDP drained the queue to below TARGET within a second while the
- *   delay rule asked for -2 segments per RTT). The simulator's sender refills the window at each
- *   ACK, so there the two are the same.
+ *   or SACKed (cong_avoid's `acked`), or snd_cwnd when the kernel counts the flow as
+ *   cwnd-limited: the kernel defers sending the last segment or two of a window (TSO sizing, TCP
+ *   small queues), so the flight just before an ACK sits a segment or two below a window the
+ *   flow fills, and the RFC's cap (cwnd <= flight + ALLOWED_INCREASE) then took a segment off
+ *   cwnd at every ACK (seen with bpf_printk: two flows on 8 BDP drained the queue from 300 ms
+ *   to below TARGET within a second, one segment per ACK, while the delay rule asked for about
+ *   -2 segments per RTT). The simulator's sender refills the window at each ACK.
  * - Recovery is the kernel's (SACK, PRR, RACK): it lowers cwnd to ssthresh over the recovery round,
  *   where the simulator sets cwnd = ssthresh at once.
  *
@@ -257,12 +257,16 @@ void BPF_PROG(ledbat_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		cwnd_fp += step;
 	else
 		cwnd_fp = cwnd_fp > step ? cwnd_fp - step : 0;
-	/* The flight before this ACK; but the kernel defers transmissions (TCP small queues, ACKs
-	 * processed in batches), so right before an ACK the flight of a flow that fills its window
-	 * can be a few segments short of it, and capping at that would ratchet cwnd down by a
-	 * segment or two per ACK. The largest flight of the current round (tp->max_packets_out, what
-	 * tcp_is_cwnd_limited reads) is taken when larger. */
-	flight_before = tcplab_max((__u64)tcplab_packets_in_flight(tp) + acked, (__u64)tp->max_packets_out);
+	/* The flight before this ACK. The kernel does not always fill the window to the last
+	 * segment (it defers a send of one or two segments to build a larger TSO frame, and TCP
+	 * small queues hold transmissions back), so right before an ACK the flight of a flow that
+	 * uses its whole window is often a segment or two short of it; the RFC's cap would then
+	 * take that segment off the window at every ACK. When the kernel counts the flow as
+	 * cwnd-limited (tp->is_cwnd_limited, set when it stopped sending because of cwnd) the
+	 * window counts as the flight. */
+	flight_before = (__u64)tcplab_packets_in_flight(tp) + acked;
+	if (tcplab_is_cwnd_limited(tp))
+		flight_before = tcplab_max(flight_before, (__u64)tp->snd_cwnd);
 	cap = (flight_before + param_allowed_increase) << FRAC_SHIFT;
 	if (cwnd_fp > cap)
 		cwnd_fp = cap;
