@@ -105,7 +105,7 @@ def events(loaded: Loaded) -> list[tuple[int, int, int, str]]:
     order they were written."""
     if loaded.events_offset is None:
         return []
-    table = _bss_bytes(loaded.name)
+    table = section_bytes(loaded.name, ".bss")
     if table is None:
         return []
     start = loaded.events_offset
@@ -122,8 +122,9 @@ def events(loaded: Loaded) -> list[tuple[int, int, int, str]]:
     return rows
 
 
-def _bss_bytes(name: str) -> bytes | None:
-    """The value of the .bss map of a registered algorithm's programs."""
+def section_bytes(name: str, section: str) -> bytes | None:
+    """The kernel's copy of a data section (".bss", ".rodata") of a registered algorithm: the
+    value of the map its programs use for it."""
     dump = _json("struct_ops", "dump", "name", name)
     operations = next((entry["bpf_struct_ops_tcp_congestion_ops"]["data"] for entry in dump
                        if "bpf_struct_ops_tcp_congestion_ops" in entry), {})
@@ -132,7 +133,7 @@ def _bss_bytes(name: str) -> bytes | None:
     for program_id in sorted(program_ids):
         for map_id in _json("prog", "show", "id", str(program_id)).get("map_ids", []):
             info = _json("map", "show", "id", str(map_id))
-            if info.get("name", "").endswith(".bss"):
+            if info.get("name", "").endswith(section):
                 entries = _json("map", "dump", "id", str(map_id))
                 return bytes(int(byte, 16) for byte in entries[0]["value"]) if entries else None
     return None

@@ -169,7 +169,8 @@ static __always_inline __u32 tcplab_undo_to_prior(struct sock *sk)
 }
 
 /* floor(log2(x)) for x > 0, and an integer cube root (the largest r with r^3 <= x), for the
- * algorithms whose formulas need them (no floating point in BPF). */
+ * algorithms whose formulas need them (no floating point in BPF). The log's six branches leave the
+ * verifier 64 paths, which it handles. */
 static __always_inline __u32 tcplab_ilog2(__u64 x)
 {
 	__u32 r = 0;
@@ -183,18 +184,42 @@ static __always_inline __u32 tcplab_ilog2(__u64 x)
 	return r;
 }
 
+/* round(2^(2^-k) x 2^30) for k = 1 .. 16: the factors of 2^x for each fractional bit of x. */
+static const __u32 tcplab_exp2_bit_q30[16] = {
+	1518500250, 1276901417, 1170923762, 1121280436, 1097253708, 1085434106,
+	1079572136, 1076653033, 1075196443, 1074468888, 1074105294, 1073923544,
+	1073832680, 1073787251, 1073764537, 1073753181,
+};
+
+/* 2^x for x with 16 fractional bits (x < 47 << 16, so the result fits), with 16 fractional
+ * bits: the fraction's factors multiplied in 30-bit fixed point, then the whole part as a
+ * shift. */
+static __always_inline __u64 tcplab_exp2_q16(__u64 x)
+{
+	__u64 r = 1ULL << 30;
+	__u32 whole = x >> 16;
+
+	for (int k = 0; k < 16; k++)
+		if (x & (0x8000 >> k))
+			r = (r * tcplab_exp2_bit_q30[k]) >> 30;
+	return whole >= 14 ? r << (whole - 14) : r >> (14 - whole);
+}
+
 static __always_inline __u64 tcplab_cbrt(__u64 x)
 {
-	__u64 r = 0;
+	/* Newton's step r = (2 r + x / r^2) / 3 from 2^22, above the root of any u64, falls by about
+	 * a third per step while far above the root and then quadratically, and in integers never
+	 * below the floor s of the root; from s it may step up to s + 1 (s + 2 when s = 1). After 40
+	 * steps r is within s..s + 2, and two corrections (r^3 > x, written r^2 > x / r) give s. No
+	 * step branches: a bit-by-bit search (a branch per bit) makes the verifier follow every path
+	 * and stop at its million-instruction limit. r^2 <= 2^44 never overflows, and BPF's x / 0 is
+	 * 0 (x = 0). */
+	__u64 r = 1ULL << 22;
 
-	/* Bit by bit from the top: the root of a u64 is below 2^22. candidate^3 <= x is tested as
-	 * candidate^2 <= x / candidate (the same for integers), which cannot overflow. */
-	for (int bit = 21; bit >= 0; bit--) {
-		__u64 candidate = r | (1ULL << bit);
-
-		if (candidate * candidate <= x / candidate)
-			r = candidate;
-	}
+	for (int step = 0; step < 40; step++)
+		r = (2 * r + x / (r * r)) / 3;
+	r -= r * r > x / r;
+	r -= r * r > x / r;
 	return r;
 }
 
