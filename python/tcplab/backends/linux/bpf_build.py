@@ -120,7 +120,7 @@ def build(algorithm: str) -> Path:
     return target
 
 
-def _symbols_in(path: Path, section: str) -> tuple[int, dict[str, tuple[int, int]]]:
+def symbols_in(path: Path, section: str) -> tuple[int, dict[str, tuple[int, int]]]:
     """(the section's file offset, its symbols: name -> (offset in the section, size)); a
     section the object lacks has none."""
     from elftools.elf.elffile import ELFFile
@@ -137,13 +137,13 @@ def _symbols_in(path: Path, section: str) -> tuple[int, dict[str, tuple[int, int
 
 def object_parameters(path: Path) -> dict[str, tuple[int, int]]:
     """The object's parameter globals: symbol name -> (file offset, size in bytes)."""
-    file_offset, symbols = _symbols_in(path, ".rodata")
+    file_offset, symbols = symbols_in(path, ".rodata")
     return {name: (file_offset + offset, size) for name, (offset, size) in symbols.items() if name.startswith("param_")}
 
 
 def events_offset(path: Path) -> int | None:
     """Where the events table (``tcplab_events``) starts in the object's .bss, if it has one."""
-    entry = _symbols_in(path, ".bss")[1].get("tcplab_events")
+    entry = symbols_in(path, ".bss")[1].get("tcplab_events")
     return entry[0] if entry else None
 
 

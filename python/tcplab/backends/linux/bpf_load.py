@@ -49,13 +49,31 @@ def _json(*arguments: str) -> list | dict:
     done = _bpftool("-j", *arguments)
     if done.returncode != 0:
         raise BpfLoadError(f"bpftool {' '.join(arguments)}: {done.stderr.strip() or done.stdout.strip()}")
-    return json.loads(done.stdout or "[]")
+    return _values(done.stdout)
+
+
+def _values(text: str) -> list | dict:
+    """bpftool's JSON: one value, or (``struct_ops dump id``) several separated by commas without
+    brackets, which come back as a list."""
+    try:
+        return json.loads(text or "[]")
+    except json.JSONDecodeError:
+        return json.loads(f"[{text}]")
 
 
 def registered() -> list[str]:
-    """tcplab's congestion controls the kernel has registered now."""
-    return sorted(entry["name"] for entry in _json("struct_ops", "show")
-                  if entry.get("name", "").startswith(PREFIX) and entry.get("kernel_struct_ops") == "tcp_congestion_ops")
+    """tcplab's congestion controls the kernel has registered now. An unregistered one that a
+    socket still uses stays listed by bpftool (state TOBEFREE) until that socket goes, but can
+    neither be selected nor unregistered again: it does not count."""
+    names = []
+    for entry in _json("struct_ops", "show"):
+        if entry.get("name", "").startswith(PREFIX) and entry.get("kernel_struct_ops") == "tcp_congestion_ops":
+            dump = _json("struct_ops", "dump", "id", str(entry["id"]))
+            states = [part["bpf_struct_ops_tcp_congestion_ops"]["common"]["state"] for part in dump
+                      if "bpf_struct_ops_tcp_congestion_ops" in part]
+            if states and states[0] != "BPF_STRUCT_OPS_STATE_TOBEFREE":
+                names.append(entry["name"])
+    return sorted(names)
 
 
 def register(algorithm: str, built: Path) -> Loaded:
@@ -87,7 +105,7 @@ def events(loaded: Loaded) -> list[tuple[int, int, int, str]]:
     order they were written."""
     if loaded.events_offset is None:
         return []
-    table = _bss_bytes(loaded.name)
+    table = section_bytes(loaded.name, ".bss")
     if table is None:
         return []
     start = loaded.events_offset
@@ -104,8 +122,9 @@ def events(loaded: Loaded) -> list[tuple[int, int, int, str]]:
     return rows
 
 
-def _bss_bytes(name: str) -> bytes | None:
-    """The value of the .bss map of a registered algorithm's programs."""
+def section_bytes(name: str, section: str) -> bytes | None:
+    """The kernel's copy of a data section (".bss", ".rodata") of a registered algorithm: the
+    value of the map its programs use for it."""
     dump = _json("struct_ops", "dump", "name", name)
     operations = next((entry["bpf_struct_ops_tcp_congestion_ops"]["data"] for entry in dump
                        if "bpf_struct_ops_tcp_congestion_ops" in entry), {})
@@ -114,7 +133,7 @@ def _bss_bytes(name: str) -> bytes | None:
     for program_id in sorted(program_ids):
         for map_id in _json("prog", "show", "id", str(program_id)).get("map_ids", []):
             info = _json("map", "show", "id", str(map_id))
-            if info.get("name", "").endswith(".bss"):
+            if info.get("name", "").endswith(section):
                 entries = _json("map", "dump", "id", str(map_id))
                 return bytes(int(byte, 16) for byte in entries[0]["value"]) if entries else None
     return None

@@ -93,16 +93,16 @@ struct tcplab_events tcplab_events SEC(".bss");
 /* Reports event NAME (a string literal shorter than TCPLAB_EVENT_NAME_BYTES) with an
  * algorithm-chosen value (the cwnd in segments, unless the file says otherwise). The port is the
  * connection's remote port, which the back-end gives each flow's receiver. */
-#define TCPLAB_EVENT(sk, name, val)                                                          \
+#define TCPLAB_EVENT(sk, name_, val)                                                         \
 	do {                                                                                       \
-		_Static_assert(sizeof(name) <= TCPLAB_EVENT_NAME_BYTES, "event name too long");  \
+		_Static_assert(sizeof(name_) <= TCPLAB_EVENT_NAME_BYTES, "event name too long"); \
 		__u32 slot_ = __sync_fetch_and_add(&tcplab_events.count, 1);                      \
 		if (slot_ < TCPLAB_MAX_EVENTS) {                                                   \
 			struct tcplab_event *event_ = &tcplab_events.at[slot_];                    \
 			event_->time_ns = bpf_ktime_get_ns();                                      \
 			event_->port = bpf_ntohs((sk)->__sk_common.skc_dport);                     \
 			event_->value = (val);                                                     \
-			__builtin_memcpy(event_->name, name, sizeof(name));                        \
+			__builtin_memcpy(event_->name, name_, sizeof(name_));                      \
 		}                                                                                  \
 	} while (0)
 
@@ -169,7 +169,8 @@ static __always_inline __u32 tcplab_undo_to_prior(struct sock *sk)
 }
 
 /* floor(log2(x)) for x > 0, and an integer cube root (the largest r with r^3 <= x), for the
- * algorithms whose formulas need them (no floating point in BPF). */
+ * algorithms whose formulas need them (no floating point in BPF). The log's six branches leave the
+ * verifier 64 paths, which it handles. */
 static __always_inline __u32 tcplab_ilog2(__u64 x)
 {
 	__u32 r = 0;
@@ -185,16 +186,19 @@ static __always_inline __u32 tcplab_ilog2(__u64 x)
 
 static __always_inline __u64 tcplab_cbrt(__u64 x)
 {
-	__u64 r = 0;
+	/* Newton's step r = (2 r + x / r^2) / 3 from 2^22, above the root of any u64, falls by about
+	 * a third per step while far above the root and then quadratically, and in integers never
+	 * below the floor s of the root; from s it may step up to s + 1 (s + 2 when s = 1). After 40
+	 * steps r is within s..s + 2, and two corrections (r^3 > x, written r^2 > x / r) give s. No
+	 * step branches: a bit-by-bit search (a branch per bit) makes the verifier follow every path
+	 * and stop at its million-instruction limit. r^2 <= 2^44 never overflows, and BPF's x / 0 is
+	 * 0 (x = 0). */
+	__u64 r = 1ULL << 22;
 
-	/* Bit by bit from the top: the root of a u64 is below 2^22. candidate^3 <= x is tested as
-	 * candidate^2 <= x / candidate (the same for integers), which cannot overflow. */
-	for (int bit = 21; bit >= 0; bit--) {
-		__u64 candidate = r | (1ULL << bit);
-
-		if (candidate * candidate <= x / candidate)
-			r = candidate;
-	}
+	for (int step = 0; step < 40; step++)
+		r = (2 * r + x / (r * r)) / 3;
+	r -= r * r > x / r;
+	r -= r * r > x / r;
 	return r;
 }
 
