@@ -310,7 +310,6 @@ SEC("struct_ops")
 __u32 BPF_PROG(compound_ssthresh, struct sock *sk)
 {
 	struct compound *c = TCPLAB_STATE(struct compound, sk);
-	struct tcp_sock *tp = tcp_sk(sk);
 	__u64 win = win_of(c), kept, half;
 
 	c->saved_gamma = c->gamma;
