@@ -79,9 +79,14 @@ def main() -> int:
     parser.add_argument("--algorithm", action="append", choices=[*KERNEL_ALGORITHMS, *bpf_algorithms()],
                         help="run only this algorithm (repeatable)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "linux-backend")
+    parser.add_argument("--table", action="store_true",
+                        help="instead: print comparison.csv as the markdown table of docs/linux-backend.md")
     args = parser.parse_args()
     if args.spread:
         spread(args.spread)
+        return 0
+    if args.table:
+        print(markdown_table(pd.read_csv(args.out / "comparison.csv")))
         return 0
     algorithms = args.algorithm or [*KERNEL_ALGORITHMS, *bpf_algorithms()]
     rows = [compare_case(algorithm, buffer_bdp, seconds_for(algorithm, buffer_bdp, args.quick), args.out)
@@ -93,6 +98,34 @@ def main() -> int:
     frame.to_csv(summary, index=False)
     print(f"written: {args.out}/")
     return 0
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """One row per algorithm: both buffers' goodput and median sRTT (simulator / Linux, relative
+    difference), retransmitted segments, and whether both targets hold."""
+    def cell(row: pd.Series, metric: str, digits: int) -> str:
+        return (f"{row[metric + '_simulator']:.{digits}f} / {row[metric + '_linux']:.{digits}f} "
+                f"({row[metric + '_difference']:+.1%})")
+
+    lines = ["| algorithm (kernel) | s | buffer | goodput (Mb/s) | RTT p50 (ms) | retransmitted | within 5% / 10% |",
+             "|---|---|---|---|---|---|---|"]
+    for _, row in frame.sort_values(["algorithm", "buffer_bdp"], key=_registry_order).iterrows():
+        within = "yes" if (abs(row["goodput_mbps_difference"]) <= GOODPUT_TOLERANCE
+                           and abs(row["rtt_p50_ms_difference"]) <= RTT_TOLERANCE) else "**no**"
+        kernel = row.get("kernel_congestion_control")
+        name = f"{row['algorithm']} (`{kernel if isinstance(kernel, str) else row['algorithm']}`)"
+        lines.append(f"| {name} | {row['seconds']} | {row['buffer_bdp']} BDP | {cell(row, 'goodput_mbps', 2)} | "
+                     f"{cell(row, 'rtt_p50_ms', 1)} | {row['retransmitted_segments_simulator']:.0f} / "
+                     f"{row['retransmitted_segments_linux']:.0f} | {within} |")
+    return "\n".join(lines)
+
+
+def _registry_order(column: pd.Series) -> pd.Series:
+    """Algorithms in `tcplab algorithms` order; other columns as they are."""
+    if column.name != "algorithm":
+        return column
+    order = {algorithm["name"]: index for index, algorithm in enumerate(tcplab._core.algorithms())}
+    return column.map(order)
 
 
 def compare_case(algorithm: str, buffer_bdp: int, seconds: int, out: Path) -> dict:
