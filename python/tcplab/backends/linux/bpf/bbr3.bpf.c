@@ -331,7 +331,8 @@ static __always_inline __u64 pacing_rate_of(__u64 bw, __u32 gain, __u32 mss)
 {
 	__u64 rate = mul_micro(bw * mss, gain);
 
-	return (rate * PACING_KEEP_MICRO / MICRO) >> BW_SHIFT;
+	/* bytes per microsecond << BW_SHIFT, times 1e6 x 0.99 */
+	return (rate * PACING_KEEP_MICRO) >> BW_SHIFT;
 }
 
 /* The initial window over the RTT (srtt, or 1 ms before a sample) at the STARTUP gain. */
