@@ -213,11 +213,6 @@ def test_lab_cleanup_removes_what_a_killed_run_left(tmp_path):
     assert leftovers() == NOTHING_LEFT
 
 
-def test_an_algorithm_the_kernel_lacks_is_refused_with_what_it_has():
-    with pytest.raises(tcplab.ScenarioError, match=r"flows.0\.cc: 'vegas' has no congestion control module in this kernel; it has: .*cubic"):
-        tcplab.run(scenario('[[flows]]\ncc = "vegas"\n'), backend="linux")
-
-
 def test_a_custom_topology_is_refused():
     text = """
 [simulation]

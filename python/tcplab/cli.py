@@ -209,7 +209,7 @@ def _backend_errors() -> tuple[type, ...]:
     if module is not None:
         from tcplab.backends.linux.lab import LabError
 
-        errors += (module.BackendUnavailable, module.EndpointFailed, LabError)
+        errors += (module.BackendUnavailable, module.EndpointFailed, module.BpfBuildError, module.BpfLoadError, LabError)
     ns2 = sys.modules.get("tcplab.backends.ns2")
     if ns2 is not None:
         errors += (ns2.Ns2Unavailable, ns2.Ns2Failed)

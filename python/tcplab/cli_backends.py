@@ -5,6 +5,7 @@ on the kernel, ns-2 or ns-3, side by side) and ``lab cleanup`` (what a killed Li
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 
@@ -27,7 +28,7 @@ def add_parsers(commands) -> None:
                          help="leave the first DURATION out of the RTT percentiles (default: none)")
     cli_options.add_out(compare, "output directory (default: results/<scenario name>-backends)")
     compare.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    lab = commands.add_parser("lab", help="the Linux back-end's namespaces: 'tcplab lab cleanup' removes a killed run's")
+    lab = commands.add_parser("lab", help="the Linux back-end's namespaces and BPF congestion controls: 'tcplab lab cleanup' removes what a killed run left")
     lab.add_argument("action", choices=["cleanup"], help="cleanup: remove every tcplab namespace and what runs in it")
 
 
@@ -51,10 +52,14 @@ def compare_backends_command(args: argparse.Namespace, overrides: dict, default_
 
 
 def lab_command(args: argparse.Namespace) -> int:
-    from tcplab.backends.linux import lab, preflight
+    from tcplab.backends.linux import bpf_load, lab, preflight
 
     preflight.check_machine()
     removed = lab.remove()
     print(f"removed {len(removed)} namespace{'s' if len(removed) != 1 else ''}"
           + (": " + ", ".join(removed) if removed else " (none was left)"), file=sys.stderr)
+    if shutil.which("bpftool"):
+        unregistered = bpf_load.remove_all()
+        print(f"unregistered {len(unregistered)} BPF congestion control{'s' if len(unregistered) != 1 else ''}"
+              + (": " + ", ".join(unregistered) if unregistered else " (none was left)"), file=sys.stderr)
     return 0

@@ -170,9 +170,19 @@ def tcp_sender(config: dict, epoch: float, sock: socket.socket) -> dict:
         sock.shutdown(socket.SHUT_WR)
     sleep_until(epoch + config["duration"])
     final = tcp_info(sock)
+    # The algorithm the kernel ran, as it names it (tcplab's BPF versions are tcplab_<name>).
+    algorithm = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).split(b"\0", 1)[0].decode()
     thread.join(timeout=1)
+    abort(sock)
+    return {"final": final, "samples": samples, "congestion_control": algorithm}
+
+
+def abort(sock: socket.socket) -> None:
+    """Closes a connection with a reset (SO_LINGER 0) at the run's end: a graceful close would leave
+    an orphan socket retransmitting its unsent data for minutes after the hosts are gone, and an
+    orphan keeps its congestion control in use, so a BPF algorithm could not be unregistered."""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     sock.close()
-    return {"final": final, "samples": samples}
 
 
 def sample_bytes_received(config: dict, epoch: float, counted: list) -> list[tuple[float, int]]:
@@ -215,7 +225,7 @@ def tcp_receiver(config: dict, epoch: float, listener: socket.socket) -> dict:
                 break
             counted[0] += n
             counted[1] = now
-        connection.close()
+        abort(connection)
     sleep_until(end + 0.01)
     return {"bytes": counted[0], "last_byte_s": counted[1], "finished": finished, "samples": samples}
 
@@ -265,6 +275,9 @@ def open_socket(config: dict) -> socket.socket:
     if config["role"] == "receiver":
         sock.bind(("0.0.0.0", config["port"]))
         if tcp:
+            if config.get("receiver_cc"):
+                # The accepted connection inherits the listener's algorithm.
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, config["receiver_cc"].encode())
             sock.listen(1)
     elif tcp:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, config["cc"].encode())

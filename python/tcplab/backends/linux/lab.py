@@ -62,8 +62,9 @@ def processes_in(namespace: str) -> list[int]:
 
 
 def remove_namespace(namespace: str) -> None:
-    """Kills what runs in the namespace, then deletes it (a namespace with processes in it
-    would outlive its name)."""
+    """Kills what runs in the namespace, destroys the TCP sockets left (the orphans of killed
+    processes, which would retransmit for minutes and keep their congestion control in use), then
+    deletes it (a namespace with processes in it would outlive its name)."""
     for _ in range(50):
         pids = processes_in(namespace)
         if not pids:
@@ -74,6 +75,7 @@ def remove_namespace(namespace: str) -> None:
             except ProcessLookupError:
                 pass
         time.sleep(0.02)
+    subprocess.run(["ip", "netns", "exec", namespace, "ss", "--kill", "--tcp", "--all"], capture_output=True)
     subprocess.run(["ip", "netns", "delete", namespace], capture_output=True)
 
 

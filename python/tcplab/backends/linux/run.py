@@ -15,6 +15,7 @@ import secrets
 import select
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from tcplab import _core
-from tcplab.backends.linux import lab, preflight
+from tcplab.backends.linux import bpf_load, congestion_controls, lab, preflight
 from tcplab.backends.linux.tables import build_result
 
 ENDPOINT = Path(__file__).with_name("endpoint.py")
@@ -57,10 +58,21 @@ def run_on_linux(scenario_json: str, progress: bool = False):
     resolved_toml = _core.validate(scenario_json)
     scenario = tomllib.loads(resolved_toml)
     preflight.check_scenario(scenario, json.loads(scenario_json))
+    with tempfile.TemporaryDirectory(prefix="tcplab-bpf-") as directory:
+        # Built (and their parameters checked) before anything is created.
+        objects = {plan.algorithm: congestion_controls.prepare(plan, Path(directory))
+                   for plan in congestion_controls.plan(scenario)}
+        return _run_with(scenario, scenario_json, resolved_toml, objects, progress)
+
+
+def _run_with(scenario: dict, scenario_json: str, resolved_toml: str, objects: dict[str, Path], progress: bool):
     run_id = secrets.token_hex(3)[:5]
     emulator = _core.LinkEmulator(scenario_json, f"tl{run_id}")
     endpoints: list[Endpoint] = []
+    loaded: list[bpf_load.Loaded] = []
     try:
+        for algorithm, built in objects.items():
+            loaded.append(bpf_load.register(algorithm, built))
         hosts = {node: lab.Host(node, device, address, lab.namespace_name(run_id, node))
                  for node, device, address in emulator.hosts()}
         flows = emulator.flows()
@@ -80,13 +92,25 @@ def run_on_linux(scenario_json: str, progress: bool = False):
             _wait_for_end(endpoints, epoch + duration, duration, progress)
             reports = {(e.flow_id, e.role): _report(e, epoch + duration + REPORT_GRACE_S) for e in endpoints}
         links = emulator.take_results()
+        algorithm_events = _algorithm_events(loaded, flows, epoch)
     finally:
         for endpoint in endpoints:
             if endpoint.process.poll() is None:
                 endpoint.process.kill()
         emulator.close()
         lab.remove(run_id)
-    return build_result(scenario, resolved_toml, flows, reports, links, duration)
+        for registration in loaded:
+            bpf_load.unregister(registration.name)
+    return build_result(scenario, resolved_toml, flows, reports, links, duration, algorithm_events)
+
+
+def _algorithm_events(loaded: list[bpf_load.Loaded], flows: list[dict], epoch: float) -> list[tuple[float, int, str]]:
+    """The BPF algorithms' events as (run time in s, flow id, name): an event's port is its
+    flow's receiver port, and its time CLOCK_MONOTONIC, the clock of ``epoch``."""
+    flow_of_port = {_core.FLOW_PORT_BASE + flow["flow_id"]: flow["flow_id"] for flow in flows}
+    return [(time_ns / 1e9 - epoch, flow_of_port[port], name)
+            for registration in loaded for time_ns, port, _, name in bpf_load.events(registration)
+            if port in flow_of_port]
 
 
 @contextmanager
@@ -148,7 +172,10 @@ def _endpoint_config(flow: dict, role: str, receiver_address: str, duration: flo
     return {
         "role": role,
         "protocol": flow["protocol"],
-        "cc": flow.get("cc"),
+        "cc": congestion_controls.kernel_name(flow["cc"]) if flow["protocol"] == "tcp" else None,
+        # The receiving socket runs the flow's algorithm where it changes what a receiver does.
+        "receiver_cc": congestion_controls.kernel_name(flow["cc"])
+        if flow["protocol"] == "tcp" and flow["cc"] in congestion_controls.RECEIVER_ALGORITHMS else None,
         "peer": receiver_address,
         "port": _core.FLOW_PORT_BASE + flow["flow_id"],
         "start": flow["start_ns"] / 1e9,

@@ -9,7 +9,9 @@ docs/linux-backend.md lists each column's source.
 - timeseries: TCP_INFO every sample interval (the delivery rate is tcpi_delivery_rate), goodput
   from the receiver's count at the same instants. links and queues: the emulator's, which are the
   simulator's own code.
-- events: a ``timeout`` at the first sample after each retransmission timeout (tcpi_total_rto).
+- events: a ``timeout`` at the first sample after each retransmission timeout (tcpi_total_rto),
+  and the events tcplab's BPF algorithms write (ROCCET's congestion events, RTA's switches) at
+  the kernel's own time.
 """
 
 from __future__ import annotations
@@ -31,13 +33,23 @@ NAN = math.nan
 
 
 def build_result(scenario: dict, resolved_toml: str, flows: list[dict], reports: dict, links: dict,
-                 duration: float) -> Result:
+                 duration: float, algorithm_events: list[tuple[float, int, str]]) -> Result:
+    """``algorithm_events``: (run time in s, flow id, name) from the BPF algorithms."""
     emulator = links["emulator"]
     rows = [_flow_row(flow, reports, emulator, duration) for flow in flows]
     series, events = _series_and_events(flows, reports)
+    names = {flow["flow_id"]: flow["name"] for flow in flows}
+    events += [{"time_s": t, "flow_id": flow_id, "name": names[flow_id], "event": event}
+               for t, flow_id, event in algorithm_events if 0 <= t <= duration]
+    events.sort(key=lambda row: (row["time_s"], row["flow_id"]))
     summary = base_summary(scenario, "linux", duration, rows, int(np.sum(links["links"]["transmitted_packets"])))
     summary.update({
         "kernel": os.uname().release,
+        # tcplab's algorithm -> the kernel's congestion control that ran it (a module, or tcplab's
+        # BPF version tcplab_<name>), as the senders' sockets reported it.
+        "kernel_congestion_controls": ", ".join(sorted({
+            f"{flow['cc']}={reports[(flow['flow_id'], 'sender')]['congestion_control']}"
+            for flow in flows if flow["protocol"] == "tcp"})),
         "emulator_realtime": emulator["realtime"],
         "emulator_lateness_p50_ms": emulator["lateness_p50_ms"],
         "emulator_lateness_p99_ms": emulator["lateness_p99_ms"],
