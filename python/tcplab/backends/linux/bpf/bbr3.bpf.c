@@ -47,7 +47,8 @@
  *   each skb). Linux 6.18's skb and rate_sample carry neither, and a congestion control has no hook
  *   per sent packet. This file rebuilds them: after each ACK it records (delivered, tp->lost,
  *   snd_nxt, packets in flight) in a ring of 1024 snapshots (one at least every cwnd/256 packets
- *   delivered, and whenever tp->lost changed); the sampled skb was sent when tp->delivered was
+ *   delivered, whenever tp->lost changed, and when set_state enters recovery or a timeout, whose
+ *   loss marks precede the retransmissions sent before the next ACK); the sampled skb was sent when tp->delivered was
  *   rs->prior_delivered, so the latest snapshot at or before that gives lost_at_send (tp->lost
  *   then) and tx_in_flight = in flight then + segments sent after it up to the sampled one
  *   (rs->last_end_seq - snd_nxt then, rounded up; 1 for a retransmission) - packets delivered in
@@ -388,25 +389,33 @@ static __always_inline __u32 agg_allowance(const struct bbr3_core *b, __u64 bw)
 
 /* ---- tx_in_flight and lost_since_sent (see the opening comment) ---- */
 
-static __always_inline void hist_record(struct bbr3 *s, const struct tcp_sock *tp, __u32 in_flight)
+/* After an ACK; or, with `marked`, when recovery or a timeout has just marked segments lost
+ * (set_state: the retransmissions that follow are sent before the next ACK, and their
+ * lost_at_send must include those marks). A snapshot at an unchanged delivered count replaces
+ * the last one then. */
+static __always_inline void hist_record(struct bbr3 *s, const struct tcp_sock *tp, __u32 in_flight, bool marked)
 {
 	struct bbr3_core *b = &s->c;
 	__u32 delivered = tp->delivered, lost = tp->lost;
 	__u32 step = tcplab_max(tp->snd_cwnd / (HIST_SIZE / 4), 1U);
+	__u32 slot = b->hist_count;
 	struct bbr3_snapshot *snap;
 
 	if (b->hist_count) {
-		if (delivered == b->hist_last_delivered)
+		if (delivered == b->hist_last_delivered) {
+			if (!marked || lost == b->hist_last_lost)
+				return;
+			slot = b->hist_count - 1;
+		} else if (delivered - b->hist_last_delivered < step && lost == b->hist_last_lost) {
 			return;
-		if (delivered - b->hist_last_delivered < step && lost == b->hist_last_lost)
-			return;
+		}
 	}
-	snap = &s->hist[b->hist_count & HIST_MASK];
+	snap = &s->hist[slot & HIST_MASK];
 	snap->delivered = delivered;
 	snap->lost = lost;
 	snap->snd_nxt = tp->snd_nxt;
 	snap->in_flight = in_flight;
-	b->hist_count++;
+	b->hist_count = slot + 1;
 	b->hist_last_delivered = delivered;
 	b->hist_last_lost = lost;
 }
@@ -956,7 +965,7 @@ void BPF_PROG(bbr3_cong_control, struct sock *sk, __u32 ack, int flag, const str
 	}
 	if (has_prior)
 		hist_lookup(s, tp, rs->prior_delivered, rs->last_end_seq, &a);
-	hist_record(s, tp, a.in_flight);
+	hist_record(s, tp, a.in_flight, false);
 
 	/* The simulator's on_ack runs for ACKs that delivered data or gave an RTT sample. */
 	if (a.acked == 0 && !a.has_rtt)
@@ -1026,12 +1035,15 @@ void BPF_PROG(bbr3_set_state, struct sock *sk, __u8 new_state)
 		if (!b->loss_in_round)
 			b->loss_round_delivered = b->last_delivered;
 		b->loss_in_round = true;
+		hist_record(s, tp, tcplab_packets_in_flight(tp), true);
 	} else if (new_state == TCP_CA_Loss) {
 		/* The simulator's Timeout. */
 		save_cwnd(b, tp->snd_cwnd);
 		b->in_loss_recovery = true;
 		b->packet_conservation = false;
 		tp->snd_cwnd = 1;
+		/* tcp_enter_loss has marked the outstanding segments lost before this call. */
+		hist_record(s, tp, tcplab_packets_in_flight(tp), true);
 	} else if (new_state < TCP_CA_Recovery && old_state >= TCP_CA_Recovery) {
 		/* on_recovery_exit / on_timeout_recovery_exit */
 		b->in_loss_recovery = false;
