@@ -209,7 +209,11 @@ struct bbr3_core {
 	bool reset_to_inflight;
 	bool in_loss_recovery;
 	bool idle_restart;
+	__u8 events; /* EVENT_* raised during this ACK, reported by cong_control */
 };
+
+#define EVENT_INFLIGHT_HI_CUT 1
+#define EVENT_STARTUP_LOSS_EXIT 2
 
 struct bbr3 {
 	struct bbr3_core c;
@@ -237,6 +241,14 @@ struct bbr3_ack {
 	__u32 tx_in_flight;
 	__u32 lost_since_sent;
 	__u32 rtt_us;
+	__u32 cwnd;  /* snd_cwnd before this ACK */
+	__u32 srtt_us;
+	__u32 clamp; /* snd_cwnd_clamp */
+	__u32 mss;
+	__u32 lost_now;       /* tp->lost */
+	__u32 prior_delivered_pkts; /* rs->prior_delivered */
+	__u32 last_end_seq;   /* rs->last_end_seq */
+	bool has_prior;
 	bool has_sample;
 	bool has_rtt;
 	bool app_limited;
@@ -393,11 +405,11 @@ static __always_inline __u32 agg_allowance(const struct bbr3_core *b, __u64 bw)
  * (set_state: the retransmissions that follow are sent before the next ACK, and their
  * lost_at_send must include those marks). A snapshot at an unchanged delivered count replaces
  * the last one then. */
-static __always_inline void hist_record(struct bbr3 *s, const struct tcp_sock *tp, __u32 in_flight, bool marked)
+static __always_inline void hist_record(struct bbr3 *s, const struct bbr3_snapshot *now, __u32 cwnd, bool marked)
 {
 	struct bbr3_core *b = &s->c;
-	__u32 delivered = tp->delivered, lost = tp->lost;
-	__u32 step = tcplab_max(tp->snd_cwnd / (HIST_SIZE / 4), 1U);
+	__u32 delivered = now->delivered, lost = now->lost;
+	__u32 step = tcplab_max(cwnd / (HIST_SIZE / 4), 1U);
 	__u32 slot = b->hist_count;
 	struct bbr3_snapshot *snap;
 
@@ -413,18 +425,18 @@ static __always_inline void hist_record(struct bbr3 *s, const struct tcp_sock *t
 	snap = &s->hist[slot & HIST_MASK];
 	snap->delivered = delivered;
 	snap->lost = lost;
-	snap->snd_nxt = tp->snd_nxt;
-	snap->in_flight = in_flight;
+	snap->snd_nxt = now->snd_nxt;
+	snap->in_flight = now->in_flight;
 	b->hist_count = slot + 1;
 	b->hist_last_delivered = delivered;
 	b->hist_last_lost = lost;
 }
 
-static __always_inline void hist_lookup(struct bbr3 *s, const struct tcp_sock *tp, __u32 prior_delivered,
-					__u32 end_seq, struct bbr3_ack *a)
+static __always_inline void hist_lookup(struct bbr3 *s, struct bbr3_ack *a)
 {
 	struct bbr3_core *b = &s->c;
-	__u32 n = b->hist_count, lo, hi, mss = tp->mss_cache ? tp->mss_cache : 1;
+	__u32 prior_delivered = a->prior_delivered_pkts, end_seq = a->last_end_seq;
+	__u32 n = b->hist_count, lo, hi, mss = a->mss;
 	struct bbr3_snapshot *snap;
 	__s32 sent_after;
 	__u32 tx;
@@ -451,7 +463,7 @@ static __always_inline void hist_lookup(struct bbr3 *s, const struct tcp_sock *t
 	if ((__s32)(prior_delivered - snap->delivered) > 0)
 		tx = sat_sub(tx, prior_delivered - snap->delivered);
 	a->tx_in_flight = tcplab_max(tx, 1U);
-	a->lost_since_sent = tp->lost - snap->lost;
+	a->lost_since_sent = a->lost_now - snap->lost;
 }
 
 /* ---- The model (v3/mod.rs and probe_bw.rs) ---- */
@@ -566,7 +578,7 @@ static __always_inline void probe_inflight_hi_upward(struct bbr3_core *b, const 
 		raise_inflight_hi_slope(b, cwnd);
 }
 
-static __always_inline void handle_inflight_too_high(struct sock *sk, struct bbr3_core *b,
+static __always_inline void handle_inflight_too_high(struct bbr3_core *b,
 						     const struct bbr3_ack *a, __u32 cwnd, __u32 mss)
 {
 	b->prev_probe_too_high = true;
@@ -575,14 +587,14 @@ static __always_inline void handle_inflight_too_high(struct sock *sk, struct bbr
 		__u32 target = (__u32)((__u64)target_inflight(b, cwnd, mss) * (MICRO - param_beta_micro) / MICRO);
 
 		b->inflight_hi = tcplab_max(a->tx_in_flight, target);
-		BBR3_EVENT(sk, "bbr3_inflight_hi_cut", cwnd);
+		b->events |= EVENT_INFLIGHT_HI_CUT;
 	}
 	if (b->mode == PROBE_UP)
 		start_probe_down(b, a->now);
 }
 
 /* bbr_adapt_upper_bounds; true if it already chose a state transition. */
-static __always_inline bool adapt_upper_bounds(struct sock *sk, struct bbr3_core *b, const struct bbr3_ack *a,
+static __always_inline bool adapt_upper_bounds(struct bbr3_core *b, const struct bbr3_ack *a,
 					       __u32 cwnd, __u32 mss)
 {
 	if (b->ack_phase == ACK_PROBE_STARTING && b->round_start)
@@ -601,7 +613,7 @@ static __always_inline bool adapt_upper_bounds(struct sock *sk, struct bbr3_core
 	}
 	if (is_inflight_too_high(a)) {
 		if (b->bw_probe_samples)
-			handle_inflight_too_high(sk, b, a, cwnd, mss);
+			handle_inflight_too_high(b, a, cwnd, mss);
 	} else if (b->inflight_hi != NONE32) {
 		if (a->tx_in_flight > b->inflight_hi)
 			b->inflight_hi = a->tx_in_flight;
@@ -622,12 +634,12 @@ static __always_inline bool check_time_to_probe_bw(struct bbr3_core *b, __u64 no
 	return false;
 }
 
-static __always_inline void update_cycle_phase(struct sock *sk, struct bbr3_core *b, const struct bbr3_ack *a,
+static __always_inline void update_cycle_phase(struct bbr3_core *b, const struct bbr3_ack *a,
 					       __u64 sample_bw, __u32 cwnd, __u32 mss)
 {
 	__u32 in_flight = a->prior_in_flight;
 
-	if (!b->full_bw_reached || adapt_upper_bounds(sk, b, a, cwnd, mss))
+	if (!b->full_bw_reached || adapt_upper_bounds(b, a, cwnd, mss))
 		return;
 	switch (b->mode) {
 	case PROBE_CRUISE:
@@ -696,7 +708,7 @@ static __always_inline void update_congestion_signals(struct bbr3_core *b, const
 	b->loss_in_round = false;
 }
 
-static __always_inline void check_loss_too_high_in_startup(struct sock *sk, struct bbr3_core *b,
+static __always_inline void check_loss_too_high_in_startup(struct bbr3_core *b,
 							   const struct bbr3_ack *a, __u32 cwnd, __u32 mss)
 {
 	if (b->full_bw_reached)
@@ -707,7 +719,7 @@ static __always_inline void check_loss_too_high_in_startup(struct sock *sk, stru
 	    is_inflight_too_high(a)) {
 		b->full_bw_reached = true;
 		b->inflight_hi = tcplab_max(inflight(b, max_bw(b), MICRO, mss), b->inflight_latest);
-		BBR3_EVENT(sk, "bbr3_startup_loss_exit", cwnd);
+		b->events |= EVENT_STARTUP_LOSS_EXIT;
 		return;
 	}
 	if (b->loss_round_start)
@@ -888,6 +900,89 @@ static __always_inline __u32 sim_ssthresh(const struct bbr3_core *b, __u32 mss)
 	return tcplab_max(inflight(b, max_bw(b), MICRO, mss), 2U);
 }
 
+/* ---- The ACK's steps as global functions ----
+ * Each is verified once on its own (a global BPF function), so that the verifier's count of paths
+ * is a sum over the steps and not a product (inlined into cong_control it was 571k of the 1M
+ * instructions the verifier allows). Pointers to global functions may be NULL. */
+#define BBR3_STEP __attribute__((noinline))
+
+BBR3_STEP int bbr3_hist_lookup(struct bbr3 *s, struct bbr3_ack *a)
+{
+	if (!s || !a)
+		return 0;
+	hist_lookup(s, a);
+	return 0;
+}
+
+BBR3_STEP int bbr3_hist_record(struct bbr3 *s, const struct bbr3_snapshot *now, __u32 cwnd, int marked)
+{
+	if (!s || !now)
+		return 0;
+	hist_record(s, now, cwnd, marked);
+	return 0;
+}
+
+/* bbr_update_latest_delivery_signals and everything up to the PROBE_BW cycle. */
+BBR3_STEP int bbr3_before_cycle(struct bbr3_core *b, const struct bbr3_ack *a)
+{
+	if (!b || !a)
+		return 0;
+	if (!b->pacing_from_rtt && a->srtt_us)
+		init_pacing_rate(b, a->srtt_us, a->mss);
+	b->last_delivered = a->delivered;
+	b->round_start = false;
+	if (a->acked > 0 && a->prior_delivered >= b->next_round_delivered) {
+		b->next_round_delivered = a->delivered;
+		b->round_count++;
+		b->round_start = true;
+		b->packet_conservation = false;
+		b->rounds_since_probe = tcplab_min(b->rounds_since_probe + 1, 0xffU);
+	}
+	b->loss_round_start = false;
+	if (a->has_sample) {
+		b->bw_latest = tcplab_max(b->bw_latest, a->sample_bw);
+		b->inflight_latest = tcplab_max(b->inflight_latest, a->rs_delivered);
+		if (a->prior_delivered >= b->loss_round_delivered) {
+			b->loss_round_delivered = a->delivered;
+			b->loss_round_start = true;
+		}
+	}
+	update_congestion_signals(b, a, a->cwnd);
+	agg_update(b, a, bbr_bw(b), a->cwnd);
+	check_loss_too_high_in_startup(b, a, a->cwnd, a->mss);
+	if (a->has_sample)
+		check_full_bw_reached(b, a);
+	check_drain(b, a, a->mss);
+	return 0;
+}
+
+BBR3_STEP int bbr3_cycle(struct bbr3_core *b, const struct bbr3_ack *a)
+{
+	if (!b || !a)
+		return 0;
+	update_cycle_phase(b, a, a->sample_bw, a->cwnd, a->mss);
+	return 0;
+}
+
+/* The min RTT and PROBE_RTT, the gains, the pacing rate and the cwnd; returns the new cwnd. */
+BBR3_STEP __u32 bbr3_after_cycle(struct bbr3_core *b, const struct bbr3_ack *a)
+{
+	__u32 cwnd;
+
+	if (!b || !a)
+		return 1;
+	cwnd = update_min_rtt(b, a, a->cwnd, a->mss);
+	update_gains(b);
+	set_pacing_rate(b, a->mss);
+	cwnd = set_cwnd(b, a, cwnd, a->clamp, a->mss);
+	/* bbr_advance_latest_delivery_signals */
+	if (b->loss_round_start) {
+		b->bw_latest = a->sample_bw;
+		b->inflight_latest = a->rs_delivered;
+	}
+	return cwnd;
+}
+
 static __always_inline struct bbr3 *state_of(struct sock *sk)
 {
 	return bpf_sk_storage_get(&bbr3_state, sk, NULL, 0);
@@ -938,6 +1033,7 @@ void BPF_PROG(bbr3_cong_control, struct sock *sk, __u32 ack, int flag, const str
 	struct bbr3 *s = state_of(sk);
 	struct bbr3_core *b;
 	struct bbr3_ack a = {};
+	struct bbr3_snapshot snap = {};
 	__u32 mss = tp->mss_cache ? tp->mss_cache : 1, cwnd = tp->snd_cwnd;
 	bool has_prior;
 
@@ -963,55 +1059,50 @@ void BPF_PROG(bbr3_cong_control, struct sock *sk, __u32 ack, int flag, const str
 		a.has_rtt = true;
 		a.rtt_us = (__u32)tcplab_min((__u64)rs->rtt_us, 0xffffffffULL);
 	}
+	a.has_prior = has_prior;
+	a.cwnd = cwnd;
+	a.srtt_us = tp->srtt_us >> 3;
+	a.clamp = tp->snd_cwnd_clamp;
+	a.mss = mss;
+	a.lost_now = tp->lost;
+	a.prior_delivered_pkts = rs->prior_delivered;
+	a.last_end_seq = rs->last_end_seq;
 	if (has_prior)
-		hist_lookup(s, tp, rs->prior_delivered, rs->last_end_seq, &a);
-	hist_record(s, tp, a.in_flight, false);
+		bbr3_hist_lookup(s, &a);
+	snap.delivered = tp->delivered;
+	snap.lost = tp->lost;
+	snap.snd_nxt = tp->snd_nxt;
+	snap.in_flight = a.in_flight;
+	bbr3_hist_record(s, &snap, cwnd, 0);
 
 	/* The simulator's on_ack runs for ACKs that delivered data or gave an RTT sample. */
 	if (a.acked == 0 && !a.has_rtt)
 		return;
 
-	if (!b->pacing_from_rtt && tp->srtt_us)
-		init_pacing_rate(b, tp->srtt_us >> 3, mss);
-	b->last_delivered = a.delivered;
-	b->round_start = false;
-	if (a.acked > 0 && a.prior_delivered >= b->next_round_delivered) {
-		b->next_round_delivered = a.delivered;
-		b->round_count++;
-		b->round_start = true;
-		b->packet_conservation = false;
-		b->rounds_since_probe = tcplab_min(b->rounds_since_probe + 1, 0xffU);
-	}
-	/* bbr_update_latest_delivery_signals */
-	b->loss_round_start = false;
-	if (a.has_sample) {
-		b->bw_latest = tcplab_max(b->bw_latest, a.sample_bw);
-		b->inflight_latest = tcplab_max(b->inflight_latest, a.rs_delivered);
-		if (a.prior_delivered >= b->loss_round_delivered) {
-			b->loss_round_delivered = a.delivered;
-			b->loss_round_start = true;
-		}
-	}
-	update_congestion_signals(b, &a, cwnd);
-	agg_update(b, &a, bbr_bw(b), cwnd);
-	check_loss_too_high_in_startup(sk, b, &a, cwnd, mss);
-	if (a.has_sample)
-		check_full_bw_reached(b, &a);
-	check_drain(b, &a, mss);
-	update_cycle_phase(sk, b, &a, a.sample_bw, cwnd, mss);
-	cwnd = update_min_rtt(b, &a, cwnd, mss);
-	update_gains(b);
-	set_pacing_rate(b, mss);
-	cwnd = set_cwnd(b, &a, cwnd, tp->snd_cwnd_clamp, mss);
-	/* bbr_advance_latest_delivery_signals */
-	if (b->loss_round_start) {
-		b->bw_latest = a.sample_bw;
-		b->inflight_latest = a.rs_delivered;
-	}
+	b->events = 0;
+	bbr3_before_cycle(b, &a);
+	bbr3_cycle(b, &a);
+	cwnd = bbr3_after_cycle(b, &a);
+	if (b->events & EVENT_STARTUP_LOSS_EXIT)
+		BBR3_EVENT(sk, "bbr3_startup_loss_exit", a.cwnd);
+	if (b->events & EVENT_INFLIGHT_HI_CUT)
+		BBR3_EVENT(sk, "bbr3_inflight_hi_cut", a.cwnd);
 
 	tp->snd_cwnd = tcplab_max(cwnd, 1U);
 	tp->snd_ssthresh = sim_ssthresh(b, mss);
 	write_pacing_rate(sk, b->pacing_rate);
+}
+
+static __always_inline void record_marks(struct bbr3 *s, const struct tcp_sock *tp)
+{
+	struct bbr3_snapshot snap = {
+		.delivered = tp->delivered,
+		.lost = tp->lost,
+		.snd_nxt = tp->snd_nxt,
+		.in_flight = tcplab_packets_in_flight(tp),
+	};
+
+	bbr3_hist_record(s, &snap, tp->snd_cwnd, 1);
 }
 
 SEC("struct_ops")
@@ -1035,7 +1126,7 @@ void BPF_PROG(bbr3_set_state, struct sock *sk, __u8 new_state)
 		if (!b->loss_in_round)
 			b->loss_round_delivered = b->last_delivered;
 		b->loss_in_round = true;
-		hist_record(s, tp, tcplab_packets_in_flight(tp), true);
+		record_marks(s, tp);
 	} else if (new_state == TCP_CA_Loss) {
 		/* The simulator's Timeout. */
 		save_cwnd(b, tp->snd_cwnd);
@@ -1043,7 +1134,7 @@ void BPF_PROG(bbr3_set_state, struct sock *sk, __u8 new_state)
 		b->packet_conservation = false;
 		tp->snd_cwnd = 1;
 		/* tcp_enter_loss has marked the outstanding segments lost before this call. */
-		hist_record(s, tp, tcplab_packets_in_flight(tp), true);
+		record_marks(s, tp);
 	} else if (new_state < TCP_CA_Recovery && old_state >= TCP_CA_Recovery) {
 		/* on_recovery_exit / on_timeout_recovery_exit */
 		b->in_loss_recovery = false;
