@@ -88,22 +88,6 @@ TCPLAB_PARAM(__u32, full_loss_count, 6);
 TCPLAB_PARAM(__u32, probe_rtt_cwnd_gain_micro, 500000);
 TCPLAB_PARAM(__u32, extra_acked_gain_micro, 1000000);
 
-/* TCPLAB_EVENT as the shared header has it cannot compile yet: its macro parameter `name` also
- * replaces the field name in `event_->name`. The same write to the same table, until the header
- * is fixed. */
-#define BBR3_EVENT(sk, ev_name, val)                                                             \
-	do {                                                                                       \
-		_Static_assert(sizeof(ev_name) <= TCPLAB_EVENT_NAME_BYTES, "event name too long");\
-		__u32 slot_ = __sync_fetch_and_add(&tcplab_events.count, 1);                      \
-		if (slot_ < TCPLAB_MAX_EVENTS) {                                                   \
-			struct tcplab_event *event_ = &tcplab_events.at[slot_];                    \
-			event_->time_ns = bpf_ktime_get_ns();                                      \
-			event_->port = bpf_ntohs((sk)->__sk_common.skc_dport);                     \
-			event_->value = (val);                                                     \
-			__builtin_memcpy(event_->name, ev_name, sizeof(ev_name));                  \
-		}                                                                                  \
-	} while (0)
-
 #define MICRO 1000000ULL
 #define BW_SHIFT 24 /* bandwidth: segments per microsecond << 24 */
 #define NONE64 (~0ULL)
@@ -1084,9 +1068,9 @@ void BPF_PROG(bbr3_cong_control, struct sock *sk, __u32 ack, int flag, const str
 	bbr3_cycle(b, &a);
 	cwnd = bbr3_after_cycle(b, &a);
 	if (b->events & EVENT_STARTUP_LOSS_EXIT)
-		BBR3_EVENT(sk, "bbr3_startup_loss_exit", a.cwnd);
+		TCPLAB_EVENT(sk, "bbr3_startup_loss_exit", a.cwnd);
 	if (b->events & EVENT_INFLIGHT_HI_CUT)
-		BBR3_EVENT(sk, "bbr3_inflight_hi_cut", a.cwnd);
+		TCPLAB_EVENT(sk, "bbr3_inflight_hi_cut", a.cwnd);
 
 	tp->snd_cwnd = tcplab_max(cwnd, 1U);
 	tp->snd_ssthresh = sim_ssthresh(b, mss);
