@@ -50,7 +50,7 @@ name = "scale-{name}"
 [simulation]
 duration = "{seconds}s"
 seed = 1
-sample_interval = "100ms"
+sample_interval = "{interval}"
 [topology]
 kind = "dumbbell"
 bottleneck = {{ rate = "{rate}Gbps", delay = "10ms", buffer = "1BDP" }}
@@ -67,6 +67,7 @@ start_spread = "100ms"
         rate = size.bottleneck_gbps,
         access = size.bottleneck_gbps * 10,
         flows = size.flows,
+        interval = std::env::var("PROBE_INTERVAL").unwrap_or("100ms".into()),
     )
 }
 

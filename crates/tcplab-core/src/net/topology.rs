@@ -74,6 +74,16 @@ impl Network {
         self.node_index.get(name).copied()
     }
 
+    /// Makes room for `nodes` more nodes and `links` more links at once. A builder that knows its
+    /// network's size calls it first: growing by doubling copies the arrays as they grow (at
+    /// 10,000 flows 30 MB of channels and 20 MB of flows), and the copies' pages stay in the peak.
+    pub fn reserve(&mut self, nodes: usize, links: usize) {
+        self.nodes.reserve_exact(nodes);
+        self.node_index.reserve(nodes);
+        self.channels.reserve_exact(2 * links);
+        self.links.reserve_exact(links);
+    }
+
     /// Adds a link as its forward (a -> b) and reverse (b -> a) channels.
     pub fn add_link(&mut self, name: &str, forward: Channel, reverse: Channel) -> usize {
         let forward_index = self.channels.len() as u32;

@@ -83,7 +83,8 @@ impl Simulation {
             events: EventQueue::new(),
             pool: PacketPool::default(),
             network: builder.network,
-            tcp: Vec::new(),
+            // Reserved at once (a TCP flow's record is 2 KB): see `Network::reserve`.
+            tcp: Vec::with_capacity(plans.len()),
             udp: Vec::new(),
             outbox: Vec::new(),
             series: TimeSeries::default(),
@@ -263,6 +264,8 @@ impl NetworkBuilder {
         access: &LinkSpec,
         expanded: &[(usize, &'a FlowSpec)],
     ) -> Vec<FlowPlan<'a>> {
+        // Two routers and the bottleneck, and two hosts and two access links a flow.
+        self.network.reserve(2 + 2 * expanded.len(), 1 + 2 * expanded.len());
         let left = self.network.add_node("left", true);
         let right = self.network.add_node("right", true);
         let bottleneck = topology.bottleneck.as_ref().expect("validated: dumbbells have a bottleneck");
@@ -284,6 +287,7 @@ impl NetworkBuilder {
     ) -> Vec<FlowPlan<'a>> {
         let routers = topology.routers.expect("validated: chains have routers");
         let hops = topology.hops.as_ref().expect("validated: chains have hops");
+        self.network.reserve(routers as usize + 2 * expanded.len(), routers as usize - 1 + 2 * expanded.len());
         let ids: Vec<u32> = (0..routers).map(|r| self.network.add_node(&format!("r{r}"), true)).collect();
         for hop in 0..routers as usize - 1 {
             let spec = if hops.len() == 1 { &hops[0] } else { &hops[hop] };
