@@ -8,7 +8,10 @@
 //! | medium | 10 Gbit/s  | 100    | 10 s      |
 //! | large  | 10 Gbit/s  | 1,000  | 10 s      |
 //! | huge   | 10 Gbit/s  | 10,000 | 1 s       |
+//! | giant  | 100 Gbit/s | 100,000| 1 s       |
 //!
+//! `giant` is `scenarios/scale-100k-flows.toml` (per-flow time series only) and runs only when
+//! named: about 30 s and 1.5 GB a run.
 //! Each size runs three times, each in a child process of its own so that its peak memory (VmHWM)
 //! is its own; the row with the shortest wall time is printed (this machine is shared, and its
 //! wall times vary by a factor of 1.5 from run to run; the counts never vary). Printed per size:
@@ -18,7 +21,7 @@
 //! events per wall second of the event loop, and peak RSS.
 //!
 //! Run: `cargo bench -p tcplab-core --bench scale` (add `-- small medium` to choose sizes,
-//! `-- --runs 1` for one run each).
+//! `-- --runs 1` for one run each, `-- --no-series` to keep no time series, as htsim keeps none).
 //! Targets (issue 9): at least 1.5x htsim's packet rate, set-up under 1 s at 10,000 flows, peak
 //! RSS under 100 MB at 1,000 flows. `benches/htsim/` times htsim on this dumbbell; this machine's
 //! speed drifts between sessions, so time both together (README.md has a same-day table).
@@ -34,23 +37,33 @@ struct Size {
     bottleneck_gbps: u64,
     flows: u64,
     seconds: u64,
+    /// A shipped scenario file the size runs instead of the generated dumbbell (the same
+    /// dumbbell, its figures in the columns): run only when named.
+    file: Option<&'static str>,
 }
 
-const SIZES: [Size; 4] = [
-    Size { name: "small", bottleneck_gbps: 1, flows: 10, seconds: 10 },
-    Size { name: "medium", bottleneck_gbps: 10, flows: 100, seconds: 10 },
-    Size { name: "large", bottleneck_gbps: 10, flows: 1_000, seconds: 10 },
-    Size { name: "huge", bottleneck_gbps: 10, flows: 10_000, seconds: 1 },
+const GIANT: &str = include_str!("../scenarios/scale-100k-flows.toml");
+
+const SIZES: [Size; 5] = [
+    Size { name: "small", bottleneck_gbps: 1, flows: 10, seconds: 10, file: None },
+    Size { name: "medium", bottleneck_gbps: 10, flows: 100, seconds: 10, file: None },
+    Size { name: "large", bottleneck_gbps: 10, flows: 1_000, seconds: 10, file: None },
+    Size { name: "huge", bottleneck_gbps: 10, flows: 10_000, seconds: 1, file: None },
+    Size { name: "giant", bottleneck_gbps: 100, flows: 100_000, seconds: 1, file: Some(GIANT) },
 ];
 
-fn scenario_text(size: &Size) -> String {
+fn scenario_text(size: &Size, series: bool) -> String {
+    if let Some(text) = size.file {
+        let kept = if series { "time_series = [\"flows\"]" } else { "time_series = []" };
+        return text.replace("time_series = [\"flows\"]", kept);
+    }
     format!(
         r#"
 name = "scale-{name}"
 [simulation]
 duration = "{seconds}s"
 seed = 1
-sample_interval = "{interval}"
+sample_interval = "100ms"{series}
 [topology]
 kind = "dumbbell"
 bottleneck = {{ rate = "{rate}Gbps", delay = "10ms", buffer = "1BDP" }}
@@ -67,7 +80,7 @@ start_spread = "100ms"
         rate = size.bottleneck_gbps,
         access = size.bottleneck_gbps * 10,
         flows = size.flows,
-        interval = std::env::var("PROBE_INTERVAL").unwrap_or("100ms".into()),
+        series = if series { "" } else { "\ntime_series = []" },
     )
 }
 
@@ -82,8 +95,8 @@ fn peak_memory_mb() -> f64 {
 }
 
 /// Runs one size in this process and prints its row: wall seconds first, for the parent.
-fn run_size(size: &Size) {
-    let scenario = Scenario::from_toml(&scenario_text(size)).expect("the benchmark scenario is valid");
+fn run_size(size: &Size, series: bool) {
+    let scenario = Scenario::from_toml(&scenario_text(size, series)).expect("the benchmark scenario is valid");
     let started = Instant::now();
     let mut simulation = Simulation::new(&scenario).expect("the benchmark scenario builds");
     let setup = started.elapsed().as_secs_f64();
@@ -122,10 +135,13 @@ fn main() {
         all.iter().filter(|a| !a.starts_with('-') && a.parse::<usize>().is_err()).cloned().collect();
     if let Some(name) = args.first().and_then(|a| a.strip_prefix("child:")) {
         let size = SIZES.iter().find(|s| s.name == name).expect("the parent passes a known size");
-        run_size(size);
+        run_size(size, !all.iter().any(|a| a == "--no-series"));
         return;
     }
-    let chosen: Vec<&Size> = SIZES.iter().filter(|s| args.is_empty() || args.iter().any(|a| a == s.name)).collect();
+    let chosen: Vec<&Size> = SIZES
+        .iter()
+        .filter(|s| if args.is_empty() { s.file.is_none() } else { args.iter().any(|a| a == s.name) })
+        .collect();
     println!(
         "{:<7} {:>5} {:>7} {:>6} {:>9} {:>9} {:>10} {:>15} {:>14} {:>12} {:>12} {:>13} {:>10}",
         "size",
@@ -146,8 +162,11 @@ fn main() {
     for size in chosen {
         let mut best: Option<(f64, String)> = None;
         for _ in 0..runs {
-            let output =
-                Command::new(&me).arg(format!("child:{}", size.name)).output().expect("the benchmark re-runs itself");
+            let output = Command::new(&me)
+                .arg(format!("child:{}", size.name))
+                .args(all.iter().filter(|a| *a == "--no-series"))
+                .output()
+                .expect("the benchmark re-runs itself");
             let text = String::from_utf8_lossy(&output.stdout).trim().to_string();
             let Some((wall, row)) =
                 text.split_once(' ').and_then(|(w, r)| Some((w.parse::<f64>().ok()?, r.to_string())))

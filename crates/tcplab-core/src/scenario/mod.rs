@@ -313,6 +313,21 @@ mod tests {
     }
 
     #[test]
+    fn time_series_are_flows_and_queues_by_default_and_a_wrong_name_names_the_key() {
+        let scenario = Scenario::from_toml(MINIMAL).unwrap();
+        assert_eq!(scenario.simulation.time_series, [SeriesKind::Flows, SeriesKind::Queues]);
+        // The default is not written out, so resolved scenarios read as they did before the key.
+        assert!(!scenario.to_toml().contains("time_series"));
+        let flows_only = MINIMAL.replace("duration = \"5s\"", "duration = \"5s\"\ntime_series = [\"flows\"]");
+        let scenario = Scenario::from_toml(&flows_only).unwrap();
+        assert_eq!(scenario.simulation.time_series, [SeriesKind::Flows]);
+        assert!(scenario.to_toml().contains("time_series = [\"flows\"]"));
+        let err = error_of(&MINIMAL.replace("duration = \"5s\"", "duration = \"5s\"\ntime_series = [\"links\"]"));
+        assert!(err.key.starts_with("simulation.time_series"), "{err}");
+        assert!(err.message.contains("links") && err.message.contains("queues"), "{err}");
+    }
+
+    #[test]
     fn deeply_nested_toml_is_an_error_not_a_crash() {
         let deep = format!("x = {}{}", "[".repeat(5000), "]".repeat(5000));
         let err = error_of(&deep);
@@ -327,8 +342,13 @@ mod tests {
         let err = error_of(&MINIMAL.replace("\"5s\"", "\"30000h\"\nsample_interval = \"1h\""));
         assert_eq!(err.key, "simulation.duration");
         assert!(err.message.contains("the longest duration within simulation.max_events"), "{err}");
-        let err = error_of(&MINIMAL.replace("cc = \"cubic\"", "cc = \"cubic\"\ncount = 100000"));
+        let err = error_of(&MINIMAL.replace("cc = \"cubic\"", "cc = \"cubic\"\ncount = 200000"));
         assert_eq!(err.key, "flows");
+        // 100,000 flows fit; their time series over 5 s do not, unless none are kept.
+        let many = MINIMAL.replace("cc = \"cubic\"", "cc = \"cubic\"\ncount = 100000");
+        assert_eq!(error_of(&many).key, "simulation.sample_interval");
+        let without_series = many.replace("duration = \"5s\"", "duration = \"5s\"\ntime_series = []");
+        assert!(Scenario::from_toml(&without_series).is_ok());
         // Raising the limits on purpose lets the same scenario through validation.
         let raised = MINIMAL.replace("\"5s\"", "\"30000h\"\nsample_interval = \"1h\"\nmax_events = 1000000000000000");
         assert!(Scenario::from_toml(&raised).is_ok());

@@ -51,6 +51,30 @@ pub struct SimulationSpec {
     /// "name:forward" / "name:reverse".
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub capture: Vec<String>,
+    /// The time series kept every `sample_interval`: a row per flow ("flows") and a row per link
+    /// direction ("queues"), both unless the scenario says otherwise; `[]` keeps none. At 100,000
+    /// flows a dumbbell has 400,000 link directions, and their rows would be most of the run's
+    /// memory.
+    #[serde(default = "default_time_series", skip_serializing_if = "is_default_time_series")]
+    pub time_series: Vec<SeriesKind>,
+}
+
+/// A time series a run can keep (`simulation.time_series`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeriesKind {
+    /// A row per flow per sample: window, RTT, rates, state (timeseries.parquet).
+    Flows,
+    /// A row per link direction per sample: queue length and throughput (queues.parquet).
+    Queues,
+}
+
+fn default_time_series() -> Vec<SeriesKind> {
+    vec![SeriesKind::Flows, SeriesKind::Queues]
+}
+
+fn is_default_time_series(kept: &[SeriesKind]) -> bool {
+    kept == default_time_series()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
