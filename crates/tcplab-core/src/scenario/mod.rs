@@ -8,6 +8,11 @@
 //!   the scenario stored beside results says exactly what ran;
 //! - `resources.rs`: the memory and events a run implies, refused above `simulation.max_memory`
 //!   and `simulation.max_events`;
+//! - `tcp_spec.rs`: the `[tcp]` table's keys and the TCP profiles;
+//! - `validate_fabric.rs`: fat trees' and leaf-spines' checks, and which topology keys belong
+//!   to which kind;
+//! - `traffic_spec.rs`, `traffic.rs`: `[[traffic]]` patterns, and their expansion into flows
+//!   when a scenario is read;
 //! - `shape.rs`: tables written as arrays are refused before serde reads them as structs;
 //! - `tcp_config.rs`: the `[tcp]` table converted into the TCP layer's `TcpConfig`;
 //! - `error.rs`: [`ScenarioError`], which names the key, the value and what is allowed;
@@ -23,12 +28,17 @@ mod resources;
 mod sanity;
 mod shape;
 mod tcp_config;
+mod tcp_spec;
+mod traffic;
+mod traffic_spec;
 mod validate;
 mod validate_direction;
+mod validate_fabric;
 mod warnings;
 
 pub use error::ScenarioError;
 pub use model::*;
+pub use traffic_spec::{Pattern, TrafficSpec};
 pub use validate_direction::validate_cellular;
 pub use warnings::ScenarioWarning;
 
@@ -81,8 +91,7 @@ impl Scenario {
             let error = path_error(e, |inner: &toml::de::Error| inner.message().to_string());
             queue_key_error(error, &serde_json::to_value(&document).unwrap_or_default())
         })?;
-        scenario.use_registered_algorithm_names();
-        scenario.validate()?;
+        scenario.prepare()?;
         Ok(scenario)
     }
 
@@ -100,15 +109,26 @@ impl Scenario {
             });
             queue_key_error(error, &document)
         })?;
-        scenario.use_registered_algorithm_names();
-        scenario.validate()?;
+        scenario.prepare()?;
         Ok(scenario)
+    }
+
+    /// After parsing: algorithm names as registered, traffic patterns expanded into flows (on a
+    /// topology checked first, since the patterns need its hosts), then every check.
+    fn prepare(&mut self) -> Result<(), ScenarioError> {
+        self.use_registered_algorithm_names();
+        if !self.traffic.is_empty() {
+            self.validate_topology()?;
+            self.expand_traffic()?;
+        }
+        self.validate()
     }
 
     /// A built-in algorithm's name in any case ("BBR", "Cubic") means that algorithm; it is
     /// written as registered, so results and the resolved scenario name it one way.
     fn use_registered_algorithm_names(&mut self) {
-        for cc in self.flows.iter_mut().filter_map(|flow| flow.cc.as_mut()) {
+        let flows = self.flows.iter_mut().map(|flow| &mut flow.cc);
+        for cc in flows.chain(self.traffic.iter_mut().map(|entry| &mut entry.cc)).filter_map(Option::as_mut) {
             if let Some(algorithm) = crate::cc::registry().iter().find(|a| a.name.eq_ignore_ascii_case(cc)) {
                 *cc = algorithm.name.to_string();
             }

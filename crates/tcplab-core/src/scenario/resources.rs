@@ -136,11 +136,15 @@ impl Scenario {
     /// Link directions the topology will have: hosts are joined by one access link each.
     fn channel_count(&self, flows: f64) -> f64 {
         let topology = &self.topology;
+        if topology.kind.is_fabric() {
+            return 2.0 * self.fabric_link_counts().iter().map(|(_, count)| count).sum::<f64>();
+        }
         let hosts = 2.0 * flows;
         let core = match topology.kind {
             TopologyKind::Dumbbell => 1.0,
             TopologyKind::Chain => topology.hops.as_ref().map_or(0, Vec::len) as f64,
             TopologyKind::Custom => topology.links.as_ref().map_or(0, Vec::len) as f64,
+            TopologyKind::FatTree | TopologyKind::LeafSpine => 0.0,
         };
         2.0 * (core + if topology.kind == TopologyKind::Custom { 0.0 } else { hosts })
     }
@@ -148,11 +152,20 @@ impl Scenario {
     /// Packets all buffers given in packets or bytes can hold (BDP buffers are bounded by what
     /// the links carry, and counted in the events instead).
     fn buffered_packets(&self) -> f64 {
-        self.links()
-            .map(|link| match link.buffer {
-                Buffer::Packets(n) => n as f64,
-                Buffer::Bytes(b) => b as f64 / 64.0,
-                Buffer::Bdp(_) => 0.0,
+        let counted: Vec<(&LinkSpec, f64)> = if self.topology.kind.is_fabric() {
+            self.fabric_link_counts()
+        } else {
+            self.links().map(|link| (link, 1.0)).collect()
+        };
+        counted
+            .into_iter()
+            .map(|(link, count)| {
+                count
+                    * match link.buffer {
+                        Buffer::Packets(n) => n as f64,
+                        Buffer::Bytes(b) => b as f64 / 64.0,
+                        Buffer::Bdp(_) => 0.0,
+                    }
             })
             .sum::<f64>()
             * 2.0
@@ -167,6 +180,9 @@ impl Scenario {
             .chain(&topology.access)
             .chain(topology.hops.iter().flatten())
             .chain(topology.links.iter().flatten())
+            .chain(&topology.edge_agg)
+            .chain(&topology.agg_core)
+            .chain(&topology.uplink)
     }
 
     /// Events per simulated second, and what causes most of them (for the message).
@@ -180,6 +196,9 @@ impl Scenario {
             TopologyKind::Dumbbell => 3.0,
             TopologyKind::Chain => self.topology.hops.as_ref().map_or(1, Vec::len) as f64 + 2.0,
             TopologyKind::Custom => self.topology.links.as_ref().map_or(1, Vec::len) as f64,
+            // Host, edge, aggregation, core, aggregation, edge, host: six links at most.
+            TopologyKind::FatTree => 6.0,
+            TopologyKind::LeafSpine => 4.0,
         };
         // TCP flows share the links: together they cannot send faster than the fastest one.
         let network = 2.0 * fastest_link / TYPICAL_PACKET_BITS * hops * EVENTS_PER_PACKET_HOP;
