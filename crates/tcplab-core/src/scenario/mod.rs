@@ -84,7 +84,9 @@ impl Scenario {
         let document: toml::Table =
             toml::from_str(text).map_err(|e| ScenarioError::new("", format!("not valid TOML: {}", e.message())))?;
         // Datetimes have no place in a scenario; as JSON they are tables, which the check ignores.
-        shape::check_tables(&serde_json::to_value(&document).unwrap_or_default())?;
+        let json = serde_json::to_value(&document).unwrap_or_default();
+        shape::check_tables(&json)?;
+        resources::check_flow_entries(&json)?;
         let deserializer = toml::Deserializer::parse(text)
             .map_err(|e| ScenarioError::new("", format!("not valid TOML: {}", e.message())))?;
         let mut scenario: Scenario = serde_path_to_error::deserialize(deserializer).map_err(|e| {
@@ -100,6 +102,7 @@ impl Scenario {
         let document: serde_json::Value =
             serde_json::from_str(text).map_err(|e| ScenarioError::new("", format!("not valid JSON: {e}")))?;
         shape::check_tables(&document)?;
+        resources::check_flow_entries(&document)?;
         let mut deserializer = serde_json::Deserializer::from_str(text);
         let mut scenario: Scenario = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
             let error = path_error(e, |inner: &serde_json::Error| {

@@ -601,7 +601,7 @@ fn default_sample_interval() -> Duration {
 }
 
 /// 2 GB: well inside a laptop's memory.
-fn default_max_memory() -> Bytes {
+pub(super) fn default_max_memory() -> Bytes {
     Bytes(2_000_000_000)
 }
 

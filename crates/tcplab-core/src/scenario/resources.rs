@@ -11,7 +11,11 @@
 //!
 //! The limits are `simulation.max_memory` and `simulation.max_events`.
 
+use serde::Deserialize;
+use serde_json::Value;
+
 use super::error::ScenarioError;
+use super::model::default_max_memory;
 use super::model::{FlowSpec, LinkSpec, Protocol, Scenario, TopologyKind};
 use crate::time::{as_secs_f64, NANOS_PER_SEC};
 use crate::units::{Buffer, Bytes};
@@ -21,7 +25,7 @@ use crate::units::{Buffer, Bytes};
 const FLOW_ROW_BYTES: f64 = 150.0;
 const LINK_ROW_BYTES: f64 = 60.0;
 /// A TCP flow's sender, receiver and distributions (measured: about 15 KB at 10 Gbit/s).
-const FLOW_STATE_BYTES: f64 = 20_000.0;
+pub(super) const FLOW_STATE_BYTES: f64 = 20_000.0;
 /// A packet slot in the pool.
 const PACKET_BYTES: f64 = 160.0;
 /// Events per packet and hop, counting the ACKs TCP sends back (measured: 1.3 per hop).
@@ -98,14 +102,7 @@ impl Scenario {
                 ),
             )
         } else {
-            ScenarioError::new(
-                "flows",
-                format!(
-                    "{flows:.0} flows and the buffers' packets need about {} before any time series, \
-                     more than {limit_text}; use fewer flows or smaller buffers, or raise simulation.max_memory",
-                    human_bytes(fixed)
-                ),
-            )
+            too_many_flows(flows, fixed, limit)
         }
     }
 
@@ -215,6 +212,44 @@ impl Scenario {
     }
 }
 
+/// The error for flows whose state alone exceeds `limit`.
+fn too_many_flows(flows: f64, fixed: f64, limit: f64) -> ScenarioError {
+    ScenarioError::new(
+        "flows",
+        format!(
+            "{flows:.0} flows and the buffers' packets need about {} before any time series, more than \
+             simulation.max_memory = {}; use fewer flows or smaller buffers, or raise simulation.max_memory",
+            human_bytes(fixed),
+            human_bytes(limit)
+        ),
+    )
+}
+
+/// Refuses, from the parsed document and before it becomes a [`Scenario`], flows whose state
+/// alone would exceed `simulation.max_memory`: the error `check_resources` gives them, without
+/// first holding every `[[flows]]` entry as a `FlowSpec` (about 2 KB each: 657,894 entries once
+/// asked for a 2 GB vector, and aborted the process where memory was limited). Since a flow's
+/// state is estimated at ten times its entry, what passes here keeps the entries within a tenth
+/// of the limit. Values serde will refuse are left to it.
+pub(super) fn check_flow_entries(document: &Value) -> Result<(), ScenarioError> {
+    let Some(entries) = document.get("flows").and_then(Value::as_array) else {
+        return Ok(());
+    };
+    let limit = match document.get("simulation").and_then(|s| s.get("max_memory")) {
+        None => default_max_memory().0 as f64,
+        Some(value) => match Bytes::deserialize(value) {
+            Ok(bytes) => bytes.0 as f64,
+            Err(_) => return Ok(()),
+        },
+    };
+    let flows: f64 = entries.iter().map(|entry| entry.get("count").and_then(Value::as_u64).unwrap_or(1) as f64).sum();
+    let fixed = flows * FLOW_STATE_BYTES;
+    if fixed > limit {
+        return Err(too_many_flows(flows, fixed, limit));
+    }
+    Ok(())
+}
+
 /// Events a flow's application makes by itself, whatever the network does: a UDP source's
 /// datagrams and an on/off application's toggles.
 fn own_events_per_second(flow: &FlowSpec) -> f64 {
@@ -248,7 +283,7 @@ fn si(value: f64) -> String {
     }
 }
 
-fn human_bytes(bytes: f64) -> String {
+pub(super) fn human_bytes(bytes: f64) -> String {
     match bytes {
         b if b >= 1e9 => format!("{:.1} GB", b / 1e9),
         b if b >= 1e6 => format!("{:.0} MB", b / 1e6),

@@ -5,6 +5,7 @@
 
 use super::error::ScenarioError;
 use super::model::{FlowSpec, OffUnsent, OnOffDistribution, Protocol, Scenario, TopologyKind};
+use super::resources::{human_bytes, FLOW_STATE_BYTES};
 use super::traffic_spec::{Pattern, TrafficSpec};
 use crate::sim::{rng_stream, StreamKind};
 use crate::traffic::patterns::{choose_except, derangement, expected_arrivals, poisson_arrivals};
@@ -27,17 +28,24 @@ impl Scenario {
     pub(super) fn expand_traffic(&mut self) -> Result<(), ScenarioError> {
         let entries = std::mem::take(&mut self.traffic);
         let mut generated = 0.0;
+        let limit = self.simulation.max_memory.0 as f64;
         for (index, entry) in entries.iter().enumerate() {
             let key = format!("traffic[{index}]");
             self.validate_tcp_flow(&key, &entry.template())?;
             let hosts = self.pattern_hosts(&key, entry)?;
             generated += self.expected_flows(&key, entry, hosts.len())?;
-            if generated > MAX_GENERATED_FLOWS {
+            // Refused before the flows exist (each entry is about 2 KB, each flow's state is
+            // estimated at 20 KB): the run's memory check would refuse them anyway.
+            let state = (generated + self.flows.len() as f64) * FLOW_STATE_BYTES;
+            if generated > MAX_GENERATED_FLOWS || state > limit {
                 return Err(ScenarioError::new(
                     key,
                     format!(
-                        "the traffic patterns stand for about {generated:.0} flows, more than {MAX_GENERATED_FLOWS:.0}; \
-                         use fewer hosts, a lower load or a shorter window"
+                        "the traffic patterns stand for about {generated:.0} flows, whose state needs about {}: more \
+                         than {MAX_GENERATED_FLOWS:.0} flows or simulation.max_memory = {}; use fewer hosts, a lower \
+                         load or a shorter window, or raise simulation.max_memory",
+                        human_bytes(state),
+                        human_bytes(limit)
                     ),
                 ));
             }
