@@ -11,7 +11,11 @@
 //! | giant  | 100 Gbit/s | 100,000| 1 s       |
 //!
 //! `giant` is `scenarios/scale-100k-flows.toml` (per-flow time series only) and runs only when
-//! named: about 30 s and 1.5 GB a run.
+//! named: about 30 s and 1.5 GB a run. So do the fat trees of htsim's own experiment
+//! (`benches/htsim/fat_tree.cpp`), `fat8` (k = 8: 128 hosts, 10 ms) and `fat16` (k = 16: 1,024
+//! hosts, 2 ms): every link 10 Gbit/s and 1 us, 100-packet buffers marking ECN above 15 packets,
+//! one DCTCP flow from each host to another (permutation traffic), per-flow ECMP. For those the
+//! Gb/s column is the links' rate and the flows column the hosts.
 //! Each size runs three times, each in a child process of its own so that its peak memory (VmHWM)
 //! is its own; the row with the shortest wall time is printed (this machine is shared, and its
 //! wall times vary by a factor of 1.5 from run to run; the counts never vary). Printed per size:
@@ -36,26 +40,38 @@ struct Size {
     name: &'static str,
     bottleneck_gbps: u64,
     flows: u64,
-    seconds: u64,
-    /// A shipped scenario file the size runs instead of the generated dumbbell (the same
-    /// dumbbell, its figures in the columns): run only when named.
-    file: Option<&'static str>,
+    seconds: f64,
+    /// What it runs other than the generated dumbbell: run only when named.
+    other: Option<Other>,
+}
+
+enum Other {
+    /// A shipped scenario file (the same dumbbell, its figures in the columns).
+    File(&'static str),
+    /// A k-ary fat tree with permutation traffic.
+    FatTree(u32),
 }
 
 const GIANT: &str = include_str!("../scenarios/scale-100k-flows.toml");
 
-const SIZES: [Size; 5] = [
-    Size { name: "small", bottleneck_gbps: 1, flows: 10, seconds: 10, file: None },
-    Size { name: "medium", bottleneck_gbps: 10, flows: 100, seconds: 10, file: None },
-    Size { name: "large", bottleneck_gbps: 10, flows: 1_000, seconds: 10, file: None },
-    Size { name: "huge", bottleneck_gbps: 10, flows: 10_000, seconds: 1, file: None },
-    Size { name: "giant", bottleneck_gbps: 100, flows: 100_000, seconds: 1, file: Some(GIANT) },
+const SIZES: [Size; 7] = [
+    Size { name: "small", bottleneck_gbps: 1, flows: 10, seconds: 10.0, other: None },
+    Size { name: "medium", bottleneck_gbps: 10, flows: 100, seconds: 10.0, other: None },
+    Size { name: "large", bottleneck_gbps: 10, flows: 1_000, seconds: 10.0, other: None },
+    Size { name: "huge", bottleneck_gbps: 10, flows: 10_000, seconds: 1.0, other: None },
+    Size { name: "giant", bottleneck_gbps: 100, flows: 100_000, seconds: 1.0, other: Some(Other::File(GIANT)) },
+    Size { name: "fat8", bottleneck_gbps: 10, flows: 128, seconds: 0.01, other: Some(Other::FatTree(8)) },
+    Size { name: "fat16", bottleneck_gbps: 10, flows: 1_024, seconds: 0.002, other: Some(Other::FatTree(16)) },
 ];
 
 fn scenario_text(size: &Size, series: bool) -> String {
-    if let Some(text) = size.file {
-        let kept = if series { "time_series = [\"flows\"]" } else { "time_series = []" };
-        return text.replace("time_series = [\"flows\"]", kept);
+    match size.other {
+        Some(Other::File(text)) => {
+            let kept = if series { "time_series = [\"flows\"]" } else { "time_series = []" };
+            return text.replace("time_series = [\"flows\"]", kept);
+        }
+        Some(Other::FatTree(k)) => return fat_tree_text(k, size.seconds, series),
+        None => {}
     }
     format!(
         r#"
@@ -81,6 +97,29 @@ start_spread = "100ms"
         access = size.bottleneck_gbps * 10,
         flows = size.flows,
         series = if series { "" } else { "\ntime_series = []" },
+    )
+}
+
+/// htsim's fat-tree experiment as `benches/htsim/fat_tree.cpp` runs it, for `seconds`.
+fn fat_tree_text(k: u32, seconds: f64, series: bool) -> String {
+    let series = if series { "" } else { "\ntime_series = []" };
+    format!(
+        r#"
+name = "scale-fat-tree-k{k}"
+[simulation]
+duration = "{seconds}s"
+seed = 1
+sample_interval = "1ms"{series}
+[topology]
+kind = "fat_tree"
+k = {k}
+access = {{ rate = "10Gbps", delay = "1us", buffer = "100p", queue = {{ kind = "step", threshold = "15p" }} }}
+[tcp]
+mss = "1448B"
+[[traffic]]
+pattern = "permutation"
+cc = "dctcp"
+"#
     )
 }
 
@@ -140,7 +179,7 @@ fn main() {
     }
     let chosen: Vec<&Size> = SIZES
         .iter()
-        .filter(|s| if args.is_empty() { s.file.is_none() } else { args.iter().any(|a| a == s.name) })
+        .filter(|s| if args.is_empty() { s.other.is_none() } else { args.iter().any(|a| a == s.name) })
         .collect();
     println!(
         "{:<7} {:>5} {:>7} {:>6} {:>9} {:>9} {:>10} {:>15} {:>14} {:>12} {:>12} {:>13} {:>10}",
