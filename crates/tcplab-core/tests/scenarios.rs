@@ -241,6 +241,19 @@ fn time_series_left_out_change_no_other_result() {
     assert!(identical(&both.queue_series, &run(&kept("time_series = [\"queues\"]")).queue_series));
 }
 
+#[test]
+fn the_shipped_100000_flow_scenario_is_within_the_default_memory_estimate_only_without_queue_series() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/scale-100k-flows.toml");
+    let text = std::fs::read_to_string(path).expect("scenarios/scale-100k-flows.toml");
+    let shipped = scenario(&text);
+    assert_eq!(shipped.flows[0].count, 100_000);
+    // Its 400,004 link directions' rows at every sample are what would not fit in 2 GB.
+    let all_series = text.replace("time_series = [\"flows\"]", "time_series = [\"flows\", \"queues\"]");
+    assert_ne!(all_series, text);
+    let err = Scenario::from_toml(&all_series.replace("\"100ms\"", "\"10ms\"")).expect_err("over the estimate");
+    assert_eq!(err.key, "simulation.sample_interval", "{err}");
+}
+
 /// Tables equal bit for bit (NaN equals NaN here, unlike with `==`).
 fn identical(a: &Table, b: &Table) -> bool {
     use tcplab_core::results::Column;
