@@ -410,7 +410,12 @@ fn traffic_patterns_refuse_what_they_cannot_mean() {
         ("pattern = \"permutation\"\nhosts = [\"h0\"]", "traffic.0.hosts", "at least two hosts"),
         ("pattern = \"permutation\"\nhosts = [\"h0\", \"h0\"]", "traffic.0.hosts.1", "listed twice"),
         ("pattern = \"permutation\"\ncc = \"cubik\"", "", ""),
-        ("pattern = \"permutation\"\nstop = \"0s\"", "traffic.0.stop", "is not after start"),
+        ("pattern = \"permutation\"\nstop = \"0s\"", "traffic.0.stop", "not after start 0s"),
+        (
+            "pattern = \"poisson\"\nsizes = \"web_search\"\nload = 0.5\nstart = \"60ms\"",
+            "traffic.0.start",
+            "end of the run",
+        ),
         ("pattern = \"shuffle\"", "traffic.0.pattern", "permutation"),
     ] {
         let text = entry(keys).replace(
