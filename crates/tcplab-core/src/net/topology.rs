@@ -184,31 +184,34 @@ impl Network {
     fn core_next_hops(&self, core_nodes: &[usize], core_of: &[u32]) -> (Vec<u32>, Vec<(u32, u32)>, Vec<u32>) {
         let k = core_nodes.len();
         // Channels between core nodes, grouped by the core node they end at and by the one they
-        // start at, in channel order.
-        let mut arriving: Vec<Vec<u32>> = vec![Vec::new(); k];
-        let mut leaving: Vec<Vec<u32>> = vec![Vec::new(); k];
+        // start at, in channel order, each with what the searches read of it: the searches then
+        // walk small arrays instead of the channels themselves (a k = 32 fat tree's 32,768
+        // channels are far beyond the caches, and reading them was most of its set-up).
+        let mut arriving: Vec<Vec<Edge>> = vec![Vec::new(); k];
+        let mut leaving: Vec<Vec<Edge>> = vec![Vec::new(); k];
         for (index, channel) in self.channels.iter().enumerate() {
             let (from, to) = (channel.from as usize, channel.to as usize);
             if core_nodes.binary_search(&from).is_ok() && core_nodes.binary_search(&to).is_ok() {
-                arriving[core_of[to] as usize].push(index as u32);
-                leaving[core_of[from] as usize].push(index as u32);
+                let (from, to) = (core_of[from], core_of[to]);
+                let channel_index = index as u32;
+                arriving[to as usize].push(Edge { node: from, channel: channel_index, delay: channel.delay });
+                leaving[from as usize].push(Edge { node: to, channel: channel_index, delay: channel.delay });
             }
         }
         let mut next_hop = vec![NO_ROUTE; k * k];
         let mut groups = EcmpGroups::default();
         for destination in 0..k {
-            let cost = self.costs_to(destination, &arriving, core_of, &mut next_hop);
+            let cost = costs_to(destination, &arriving, &mut next_hop);
             if self.ecmp_salt.is_none() {
                 continue;
             }
             for (from, cost_here) in cost.iter().enumerate() {
                 let Some(here) = *cost_here else { continue };
                 groups.scratch.clear();
-                for &index in &leaving[from] {
-                    let channel = &self.channels[index as usize];
-                    let there = cost[core_of[channel.to as usize] as usize];
-                    if there.is_some_and(|(hops, delay)| (hops + 1, delay + channel.delay) == here) {
-                        groups.scratch.push(index);
+                for edge in &leaving[from] {
+                    let there = cost[edge.node as usize];
+                    if there.is_some_and(|(hops, delay)| (hops + 1, delay + edge.delay) == here) {
+                        groups.scratch.push(edge.channel);
                     }
                 }
                 if groups.scratch.len() > 1 {
@@ -217,41 +220,6 @@ impl Network {
             }
         }
         (next_hop, groups.ranges, groups.channels)
-    }
-
-    /// Dijkstra towards core node `destination`: each core node's (hops, delay) to it, and its
-    /// first channel of least cost written into `next_hop`.
-    fn costs_to(
-        &self,
-        destination: usize,
-        arriving: &[Vec<u32>],
-        core_of: &[u32],
-        next_hop: &mut [u32],
-    ) -> Vec<Option<(u32, u64)>> {
-        let k = arriving.len();
-        let mut cost: Vec<Option<(u32, u64)>> = vec![None; k];
-        let mut done = vec![false; k];
-        let mut frontier = BinaryHeap::new();
-        cost[destination] = Some((0, 0));
-        frontier.push(Reverse(((0u32, 0u64), destination)));
-        while let Some(Reverse((path_cost, current))) = frontier.pop() {
-            if done[current] || cost[current] != Some(path_cost) {
-                continue;
-            }
-            done[current] = true;
-            let (hops, delay) = path_cost;
-            for &index in &arriving[current] {
-                let channel = &self.channels[index as usize];
-                let from = core_of[channel.from as usize] as usize;
-                let candidate = (hops + 1, delay + channel.delay);
-                if !done[from] && cost[from].is_none_or(|existing| candidate < existing) {
-                    cost[from] = Some(candidate);
-                    next_hop[from * k + destination] = index;
-                    frontier.push(Reverse((candidate, from)));
-                }
-            }
-        }
-        cost
     }
 
     /// Brings every channel's counters to `now` (`Channel::catch_up`): before they are read.
@@ -291,6 +259,9 @@ impl Network {
 
     /// The member of ECMP group `group` that flow `flow` takes at `node`: a hash of the salt, the
     /// flow and the node, reduced to the group's size by a multiply-shift (unbiased to 2^-32).
+    /// Kept out of line, so that `route_to` stays as small as it was for single-path networks.
+    #[cold]
+    #[inline(never)]
     fn ecmp_pick(&self, group: u32, flow: u64, node: u32) -> u32 {
         let (first, count) = self.routes.groups[group as usize];
         let salt = self.ecmp_salt.unwrap_or(0);
@@ -320,6 +291,44 @@ impl Network {
         }
         Some(path)
     }
+}
+
+/// A channel between core nodes as route searches see it: the core node at its other end, its
+/// index and its propagation delay.
+#[derive(Clone, Copy)]
+struct Edge {
+    node: u32,
+    channel: u32,
+    delay: u64,
+}
+
+/// Dijkstra towards core node `destination` over `arriving` (per core node, the channels that end
+/// there): each core node's (hops, delay) to it, and its first channel of least cost written into
+/// `next_hop`.
+fn costs_to(destination: usize, arriving: &[Vec<Edge>], next_hop: &mut [u32]) -> Vec<Option<(u32, u64)>> {
+    let k = arriving.len();
+    let mut cost: Vec<Option<(u32, u64)>> = vec![None; k];
+    let mut done = vec![false; k];
+    let mut frontier = BinaryHeap::new();
+    cost[destination] = Some((0, 0));
+    frontier.push(Reverse(((0u32, 0u64), destination)));
+    while let Some(Reverse((path_cost, current))) = frontier.pop() {
+        if done[current] || cost[current] != Some(path_cost) {
+            continue;
+        }
+        done[current] = true;
+        let (hops, delay) = path_cost;
+        for edge in &arriving[current] {
+            let from = edge.node as usize;
+            let candidate = (hops + 1, delay + edge.delay);
+            if !done[from] && cost[from].is_none_or(|existing| candidate < existing) {
+                cost[from] = Some(candidate);
+                next_hop[from * k + destination] = edge.channel;
+                frontier.push(Reverse((candidate, from)));
+            }
+        }
+    }
+    cost
 }
 
 /// SplitMix64's output function: each input bit flips about half of the output bits, so flows

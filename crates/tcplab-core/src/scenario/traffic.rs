@@ -125,8 +125,13 @@ impl Scenario {
             return Err(ScenarioError::new(format!("{key}.size"), "must be at least 1B"));
         }
         let end = entry.stop.unwrap_or(self.simulation.duration);
-        if end <= entry.start {
-            return Err(ScenarioError::new(format!("{key}.stop"), format!("{end} is not after start {}", entry.start)));
+        if end <= entry.start && (entry.stop.is_some() || pattern == Pattern::Poisson) {
+            let (field, what) = if entry.stop.is_some() { ("stop", "") } else { ("start", " (the end of the run)") };
+            let ending = if pattern == Pattern::Poisson { "arrivals would end" } else { "the flows would stop" };
+            return Err(ScenarioError::new(
+                format!("{key}.{field}"),
+                format!("{ending} at {end}{what}, not after start {}", entry.start),
+            ));
         }
         Ok(match pattern {
             Pattern::Permutation => hosts as f64,
