@@ -10,6 +10,7 @@ its `expected.toml`.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -259,6 +260,32 @@ case("file-many-flow-entries", BASE + "".join(f'[[flows]]\ncc = "reno"\ncount = 
 case("name-dotdot", BASE.replace('name = "bad"', 'name = ".."'), "ok:")
 case("name-path", BASE.replace('name = "bad"', 'name = "../../tmp/escape"'), "ok:")
 
+# ----- data-center fabrics and traffic patterns -----
+FAT_TREE = BASE.replace('kind = "dumbbell"\n' + LINK, 'kind = "fat_tree"\nk = 4\naccess = { rate = "10Gbps", delay = "1us" }') \
+    .replace(FLOW, FLOW + '\nfrom = "h0"\nto = "h15"')
+LEAF_SPINE = FAT_TREE.replace('kind = "fat_tree"\nk = 4', 'kind = "leaf_spine"\nleaves = 4\nspines = 2\nhosts_per_leaf = 4')
+TRAFFIC = FAT_TREE.replace("[[flows]]\n" + FLOW + '\nfrom = "h0"\nto = "h15"\n', '[[traffic]]\ncc = "cubic"\n')
+case("fabric-k-odd", FAT_TREE.replace("k = 4", "k = 5"), "key:topology.k")
+case("fabric-k-missing", FAT_TREE.replace("k = 4\n", ""), "key:topology.k")
+case("fabric-k-huge", FAT_TREE.replace("k = 4", "k = 4000000000"), "key:topology.k")
+case("fabric-k-on-dumbbell", BASE.replace(LINK, LINK + "\nk = 4"), "key:topology.k")
+case("fabric-access-missing", FAT_TREE.replace('access = { rate = "10Gbps", delay = "1us" }\n', ""), "key:topology.access")
+case("fabric-host-unknown", FAT_TREE.replace('"h15"', '"h16"'), "key:flows.0.to")
+case("fabric-oversubscription-zero", FAT_TREE.replace("k = 4", "k = 4\noversubscription = 0"),
+     "key:topology.oversubscription")
+case("fabric-routing-unknown", FAT_TREE.replace("k = 4", 'k = 4\nrouting = "random"'), "key:topology.routing")
+case("fabric-zero-spines", LEAF_SPINE.replace("spines = 2", "spines = 0"), "key:topology.spines")
+case("fabric-leaf-spine-too-many-hosts", LEAF_SPINE.replace("hosts_per_leaf = 4", "hosts_per_leaf = 4000000"),
+     "key:topology.hosts_per_leaf")
+case("traffic-pattern-unknown", TRAFFIC.replace('[[traffic]]', '[[traffic]]\npattern = "shuffle"'), "key:traffic.0.pattern")
+case("traffic-incast-every-host", TRAFFIC.replace('[[traffic]]', '[[traffic]]\npattern = "incast"\nsenders = 16'),
+     "key:traffic.0.senders")
+case("traffic-poisson-load-above-one",
+     TRAFFIC.replace('[[traffic]]', '[[traffic]]\npattern = "poisson"\nload = 1.5\nsizes = "web_search"'), "key:traffic.0.load")
+case("traffic-all-to-all-too-many", TRAFFIC.replace("k = 4", "k = 48").replace('[[traffic]]', '[[traffic]]\npattern = "all_to_all"'),
+     "key:traffic.0")
+case("traffic-on-dumbbell", BASE + '[[traffic]]\npattern = "permutation"\ncc = "cubic"\n', "key:traffic.0.hosts")
+
 # ----- valid but suspicious: they run, with a warning naming the key -----
 case("warn-flow-starts-after-end", with_flow('start = "5s"'), "warn:flows[0].start")
 case("warn-exact-rdc-without-stamps", with_tcp('ack_delay = "exact_rdc"'), "warn:tcp.ack_delay")
@@ -274,6 +301,8 @@ def main() -> None:
         data = text if isinstance(text, bytes) else text.encode("utf-8")
         (OUT / f"{name}.toml").write_bytes(data)
         kind, _, value = expect.partition(":")
+        # Keys as messages write them since list positions follow --set's style (flows.0.cc).
+        value = re.sub(r"\[(\d+)\]", r".\1", value)
         lines.append(f'"{name}.toml" = {{ {kind} = "{value}" }}')
     (OUT / "expected.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{len(CASES)} scenarios in {OUT}")

@@ -2,6 +2,7 @@
 what NumPy-driven code passes, and warns about valid but suspicious scenarios."""
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -99,3 +100,14 @@ def test_rates_read_in_any_case_and_in_tc_units_and_zero_or_negative_alike(quick
             tcplab.validate(quickstart, set={"topology.bottleneck.rate": text})
         messages.append(str(error.value).replace(text, "X"))
     assert messages[0] == messages[1] and "is not positive" in messages[0]
+
+
+def test_the_reference_simulators_refuse_fabrics_and_ecmp_by_key():
+    # ns-2's and ns-3's routing takes one path by hop count: a fat tree's flows, spread over many
+    # by ECMP, could not run there as they run on the simulator.
+    fat_tree = Path(__file__).resolve().parent.parent / "scenarios" / "fat-tree-permutation.toml"
+    with pytest.raises(tcplab.ScenarioError, match=r"^topology.kind: 'fat_tree' runs on the simulator only"):
+        tcplab.run(fat_tree, backend="ns3")
+    quickstart = Path(__file__).resolve().parent.parent / "scenarios" / "quickstart.toml"
+    with pytest.raises(tcplab.ScenarioError, match=r'^topology.routing: "ecmp" runs on the simulator only'):
+        tcplab.run(quickstart, backend="ns3", topology__routing="ecmp")

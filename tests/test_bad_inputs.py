@@ -112,3 +112,71 @@ def test_the_api_answers_every_bad_input():
         elif kind == "warn" and not any(text.startswith(f"{value}: ") for text in warned):
             problems.append(f"{name}: expected a warning on {value!r}, got {warned}")
     assert not problems, "\n".join(problems)
+
+
+# ----- the three bad inputs of issue 33 -----
+
+def _many_flow_entries(path: Path, entries: int = 657_894) -> Path:
+    """A 50 MB scenario of 657,894 [[flows]] entries of 9 flows each (the file of issue 33)."""
+    base = (FOLDER / "flows-none.toml").read_text(encoding="utf-8")
+    with path.open("w", encoding="utf-8") as out:
+        out.write(base)
+        for i in range(entries):
+            out.write(f'[[flows]]\nname = "flow-{i:06d}"\ncc = "reno"\ncount = 9\nstart = "{i % 7}ms"\nsize = "1MB"\n')
+    return path
+
+
+def _limited_cli(*args: str, cwd: Path, address_space: int) -> subprocess.CompletedProcess:
+    """The CLI with its address space limited as `ulimit -v` does."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+
+    return subprocess.run([sys.executable, "-m", "tcplab", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=4 * TIME_LIMIT_S, preexec_fn=limit)
+
+
+def test_run_refuses_half_a_million_flow_entries_as_validate_does_within_4_gb(tmp_path):
+    # Issue 33 saw `tcplab run` abort on such a file under `ulimit -v 4000000` ("memory
+    # allocation of 2046820352 bytes failed", exit 134) where `validate` refused it. Parsing held
+    # every entry in the core's scenario model (for this file a vector of 1,048,576 entries of
+    # 520 B) before the flows were counted; they are now counted, and refused with validate's
+    # error, from the parsed document first.
+    scenario = _many_flow_entries(tmp_path / "many.toml")
+    assert scenario.stat().st_size > 50_000_000
+    answers = {}
+    for command in ("validate", "run"):
+        completed = _limited_cli(command, str(scenario), "--quiet", cwd=tmp_path, address_space=4_000_000 * 1024)
+        assert completed.returncode == 2, (command, completed.returncode, completed.stderr[-500:])
+        assert not [sign for sign in CRASH_SIGNS if sign in completed.stderr], completed.stderr[-500:]
+        answers[command] = completed.stderr
+    assert answers["run"] == answers["validate"]
+    # 657,894 entries of 9 flows.
+    assert answers["run"].startswith("error: flows: 5921046 flows and the buffers' packets need about "), answers
+
+
+def test_a_dict_nested_100000_deep_is_a_scenario_error():
+    deep: dict = {}
+    node = deep
+    for _ in range(100_000):
+        node["x"] = {}
+        node = node["x"]
+    scenario = tomllib.loads((FOLDER.parent.parent / "scenarios" / "quickstart.toml").read_text(encoding="utf-8"))
+    scenario["simulation"]["deep"] = deep
+    for call in (tcplab.run, tcplab.validate):
+        with pytest.raises(tcplab.ScenarioError) as raised:
+            call(scenario)
+        assert raised.value.key == "simulation.deep" + ".x" * 63
+        assert "nests lists or tables too deeply" in raised.value.message
+    with pytest.raises(tcplab.ScenarioError, match="too deeply"):
+        tcplab.run(deep)
+
+
+def test_no_plots_is_accepted_as_the_default_it_has_become(tmp_path):
+    quickstart = FOLDER.parent.parent / "scenarios" / "quickstart.toml"
+    completed = _cli("run", str(quickstart), "--no-plots", "--quiet", "-t", "1s", "-o", str(tmp_path / "out"),
+                     cwd=tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    written = {path.name for path in (tmp_path / "out").iterdir()}
+    assert "flows.parquet" in written and not [name for name in written if name.endswith(".png")], written

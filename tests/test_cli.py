@@ -215,3 +215,26 @@ def test_validate_shows_each_buffer_in_packets_and_bdps_and_reds_thresholds(quic
     import tomllib
 
     tomllib.loads(printed)
+
+
+def test_validate_summarises_a_fat_tree_and_run_runs_it(quickstart, tmp_path, capsys):
+    fat_tree = quickstart.parent / "fat-tree-permutation.toml"
+    assert main(["validate", str(fat_tree)]) == 0
+    printed = capsys.readouterr().out
+    import tomllib
+
+    resolved = tomllib.loads(printed)
+    # The permutation became 16 flows, each host sending once and receiving once.
+    flows = resolved["flows"]
+    assert len(flows) == 16 and "traffic" not in resolved
+    assert sorted(f["from"] for f in flows) == sorted(f["to"] for f in flows) == sorted(f"h{i}" for i in range(16))
+    assert resolved["topology"]["routing"] == "ecmp" and resolved["topology"]["agg_core"]["rate"] == "10Gbps"
+    # 96 link directions share a handful of lines: one per distinct setting.
+    view = [line for line in printed.splitlines() if line.startswith("#   ")]
+    assert view[0] == "#   36 nodes (20 switches or routers, 16 hosts), 96 link directions, 5 distinct settings:", view[0]
+    assert len(view) == 6 and sum(1 for line in view if " more: 10 Gbit/s, 0.001 ms, buffer 100 packets" in line) >= 3
+    out = tmp_path / "fat"
+    assert main(["run", str(fat_tree), "--quiet", "--out", str(out)]) == 0
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(out / "flows.parquet").num_rows == 16

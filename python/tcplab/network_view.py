@@ -12,6 +12,9 @@ from tcplab import _core
 
 # The packet the views count in: a full Ethernet-sized data packet (MSS 1448 B + 52 B of headers).
 PACKET_BYTES = 1500
+# Above this many link directions (a fat tree, a dumbbell of many flows), directions with the same
+# settings share one line: a k = 16 fat tree has 6,144 directions but a handful of settings.
+GROUP_ABOVE = 40
 
 
 def _size(value: float) -> str:
@@ -48,22 +51,38 @@ def _queue_settings(queue: dict[str, Any]) -> str:
 
 
 def describe(scenario_json: str) -> list[str]:
-    """One line per link direction: name, rate, delay, buffer (in bytes, packets and BDPs), queue."""
+    """One line per link direction: name, rate, delay, buffer (in bytes, packets and BDPs), queue.
+    Above GROUP_ABOVE directions, a count of nodes and links first, then one line per distinct
+    setting, naming its first direction and how many more share it."""
     network = json.loads(_core.network(scenario_json))
-    lines = []
-    width = max((len(f"{c['link']} {c['direction']}") for c in network["channels"]), default=0)
-    for channel in network["channels"]:
-        queue = channel["queue"]
-        bdp = channel["bdp_bytes"]
-        if queue["limit_bytes"] is not None:
-            limit = queue["limit_bytes"]
-            buffer = f"{_size(limit)} = {limit / PACKET_BYTES:.4g} packets"
-        else:
-            limit = queue["limit_packets"] * PACKET_BYTES
-            buffer = f"{queue['limit_packets']} packets ({_size(limit)})"
-        if bdp > 0:
-            buffer += f" = {limit / bdp:.3g} BDP (BDP {_size(bdp)} at {channel['bdp_rtt_ns'] / 1e6:g} ms)"
-        name = f"{channel['link']} {channel['direction']}".ljust(width)
-        lines.append(f"{name}  {_rate(channel['rate_bps'])}, {channel['delay_ns'] / 1e6:g} ms, buffer {buffer}; "
-                     f"{_queue_settings(queue)}")
+    described = [(f"{c['link']} {c['direction']}", _settings(c)) for c in network["channels"]]
+    if len(described) <= GROUP_ABOVE:
+        width = max((len(name) for name, _ in described), default=0)
+        return [f"{name.ljust(width)}  {text}" for name, text in described]
+    groups: dict[str, list[str]] = {}
+    for name, text in described:
+        groups.setdefault(text, []).append(name)
+    nodes = network["nodes"]
+    switches = sum(1 for node in nodes if node["router"])
+    lines = [f"{len(nodes)} nodes ({switches} switches or routers, {len(nodes) - switches} hosts), "
+             f"{len(described)} link directions, {len(groups)} distinct settings:"]
+    for text, names in groups.items():
+        label = names[0] if len(names) == 1 else f"{names[0]} and {len(names) - 1} more"
+        lines.append(f"{label}: {text}")
     return lines
+
+
+def _settings(channel: dict[str, Any]) -> str:
+    """A direction's rate, delay, buffer and queue, without its name."""
+    queue = channel["queue"]
+    bdp = channel["bdp_bytes"]
+    if queue["limit_bytes"] is not None:
+        limit = queue["limit_bytes"]
+        buffer = f"{_size(limit)} = {limit / PACKET_BYTES:.4g} packets"
+    else:
+        limit = queue["limit_packets"] * PACKET_BYTES
+        buffer = f"{queue['limit_packets']} packets ({_size(limit)})"
+    if bdp > 0:
+        buffer += f" = {limit / bdp:.3g} BDP (BDP {_size(bdp)} at {channel['bdp_rtt_ns'] / 1e6:g} ms)"
+    return (f"{_rate(channel['rate_bps'])}, {channel['delay_ns'] / 1e6:g} ms, buffer {buffer}; "
+            f"{_queue_settings(queue)}")

@@ -36,9 +36,15 @@ def _error(key: str, message: str) -> ScenarioError:
     return error
 
 
+# No scenario nests deeper than a few levels (flows.0.tcp.min_rto); far deeper is a mistake, and
+# copying or converting it would exhaust Python's recursion limit.
+_MAX_DEPTH = 64
+
+
 def load_scenario(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
     """Returns the scenario as a dict, from a TOML file path, a TOML string or a mapping."""
     if isinstance(source, Mapping):
+        _check_depth(source)
         return copy.deepcopy(dict(source))
     if not isinstance(source, (str, Path)):
         raise _error("scenario", f"expected a TOML file path, TOML text or a dict, not {type(source).__name__}")
@@ -204,9 +210,23 @@ def _plain_number(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not a scenario value")
 
 
+def _check_depth(source: Any) -> None:
+    """Refuses tables and lists nested deeper than _MAX_DEPTH, naming the key where they pass it;
+    without recursion, so that any depth gets this error rather than a RecursionError."""
+    pending = [(source, "", 0)]
+    while pending:
+        node, key, depth = pending.pop()
+        if depth > _MAX_DEPTH:
+            raise _error(key, "nests lists or tables too deeply to be a scenario")
+        if isinstance(node, Mapping):
+            pending.extend((value, f"{key}.{name}" if key else str(name), depth + 1) for name, value in node.items())
+        elif isinstance(node, (list, tuple)):
+            pending.extend((value, f"{key}.{index}", depth + 1) for index, value in enumerate(node))
+
+
 def _check_values(node: Any, key: str, depth: int = 0) -> None:
     """Names the key of the first value JSON cannot carry or the core cannot mean."""
-    if depth > 64:
+    if depth > _MAX_DEPTH:
         raise _error(key, "nests lists or tables too deeply to be a scenario")
     if isinstance(node, Mapping):
         for name, value in node.items():

@@ -347,6 +347,10 @@ pub enum StreamKind {
     Trace = 6,
     /// The phase of a TCP connection's tick clock (ns-2's `boot_time_`).
     TcpClock = 7,
+    /// The salt of ECMP's per-flow hash (`Network::use_ecmp`).
+    Ecmp = 8,
+    /// Traffic patterns' draws (`[[traffic]]`), one stream per entry.
+    Traffic = 9,
 }
 
 /// The random number generator every component uses.

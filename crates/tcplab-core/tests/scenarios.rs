@@ -220,6 +220,40 @@ fn the_same_seed_gives_identical_results_and_another_seed_does_not() {
     assert!(!identical(&a.flows, &c.flows));
 }
 
+#[test]
+fn time_series_left_out_change_no_other_result() {
+    let kept = |series: &str| RANDOM.replace("SEED", "11").replace("[simulation]", &format!("[simulation]\n{series}"));
+    let both = run(&kept(""));
+    assert!(both.flow_series.rows() > 0 && both.queue_series.rows() > 0);
+    for (series, flow_rows, queue_rows) in [
+        ("time_series = []", 0, 0),
+        ("time_series = [\"flows\"]", both.flow_series.rows(), 0),
+        ("time_series = [\"queues\"]", 0, both.queue_series.rows()),
+    ] {
+        let other = run(&kept(series));
+        assert_eq!((other.flow_series.rows(), other.queue_series.rows()), (flow_rows, queue_rows), "{series}");
+        assert!(identical(&both.flows, &other.flows), "{series}: flows differ");
+        assert!(identical(&both.links, &other.links), "{series}: links differ");
+        assert_eq!(both.summary.events, other.summary.events, "{series}");
+        assert_eq!(both.summary.packets_transmitted, other.summary.packets_transmitted, "{series}");
+    }
+    assert!(identical(&both.flow_series, &run(&kept("time_series = [\"flows\"]")).flow_series));
+    assert!(identical(&both.queue_series, &run(&kept("time_series = [\"queues\"]")).queue_series));
+}
+
+#[test]
+fn the_shipped_100000_flow_scenario_is_within_the_default_memory_estimate_only_without_queue_series() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/scale-100k-flows.toml");
+    let text = std::fs::read_to_string(path).expect("scenarios/scale-100k-flows.toml");
+    let shipped = scenario(&text);
+    assert_eq!(shipped.flows[0].count, 100_000);
+    // Its 400,004 link directions' rows at every sample are what would not fit in 2 GB.
+    let all_series = text.replace("time_series = [\"flows\"]", "time_series = [\"flows\", \"queues\"]");
+    assert_ne!(all_series, text);
+    let err = Scenario::from_toml(&all_series.replace("\"100ms\"", "\"10ms\"")).expect_err("over the estimate");
+    assert_eq!(err.key, "simulation.sample_interval", "{err}");
+}
+
 /// Tables equal bit for bit (NaN equals NaN here, unlike with `==`).
 fn identical(a: &Table, b: &Table) -> bool {
     use tcplab_core::results::Column;

@@ -236,12 +236,12 @@ impl LinkEmulator {
 
     /// Moves a packet at `node` onto its next link, or out to its host.
     fn forward(&mut self, node: u32, packet: PacketId) {
-        let destination = self.pool.get(packet).destination;
+        let (destination, flow) = (self.pool.get(packet).destination, self.pool.get(packet).flow_key());
         if destination == node {
             self.deliver(node, packet);
             return;
         }
-        let channel = self.links.network.route(node, destination);
+        let channel = self.links.network.route(node, destination, flow);
         if channel == NO_ROUTE {
             self.stats.packets_ignored += 1;
             self.pool.release(packet);

@@ -39,6 +39,19 @@ def check_links(scenario: dict[str, Any], engine: str, queue_kinds: tuple[str, .
     return checked
 
 
+def check_single_path(scenario: dict[str, Any], engine: str) -> None:
+    """Refuses the data-center fabrics and ECMP routing: the reference simulators' global routing
+    takes one path per destination by hop count, so they could not carry the simulator's
+    per-flow paths (docs/datacenter.md)."""
+    topology = scenario["topology"]
+    if topology.get("kind") in ("fat_tree", "leaf_spine"):
+        raise ScenarioError(f"topology.kind: '{topology['kind']}' runs on the simulator only: {engine}'s routing "
+                            "takes one path by hop count and the fabric's flows spread over many (ECMP)")
+    if topology.get("routing") == "ecmp":
+        raise ScenarioError(f"topology.routing: \"ecmp\" runs on the simulator only: {engine}'s routing takes one "
+                            "path by hop count; use \"single\"")
+
+
 def check_routes(network: dict[str, Any], engine: str) -> None:
     """Refuses a network in which a flow's data or ACKs have two paths of fewest hops: ns-2 and
     ns-3's global routing go by hop count alone, the simulator then by propagation delay, so they

@@ -104,7 +104,7 @@ impl TimeSeries {
 
         let mut queues = Table::default();
         queues.push("time_s", Column::F64(self.queue_time));
-        let directions: Vec<&'static str> = self.queue_channel.iter().map(|&c| channel_labels[c as usize].1).collect();
+        let directions = directions_of(&self.queue_channel, channel_labels);
         queues.push(
             "link",
             Column::Labels {
@@ -112,7 +112,7 @@ impl TimeSeries {
                 codes: self.queue_channel,
             },
         );
-        queues.push("direction", labels_of(&directions));
+        queues.push("direction", directions);
         queues.push("queue_packets", Column::U64(self.queue_packets));
         queues.push("queue_bytes", Column::U64(self.queue_bytes));
         queues.push("throughput_bps", Column::F64(self.link_throughput));
@@ -120,18 +120,21 @@ impl TimeSeries {
     }
 }
 
-/// A labels column from static names, each distinct name stored once (in order of first use).
-fn labels_of(names: &[&'static str]) -> Column {
+/// The direction of each row's channel as a labels column, each distinct direction stored once
+/// (in order of first use). Coded per channel first, then per row: a list of the rows' names
+/// would take 16 bytes a row (6.4 MB at 1,000 flows sampled 100 times) when the codes take 4.
+fn directions_of(rows: &[u32], channel_labels: &[(String, &'static str)]) -> Column {
     let mut labels: Vec<&'static str> = Vec::new();
-    let codes = names
+    let channel_codes: Vec<u32> = channel_labels
         .iter()
-        .map(|name| match labels.iter().position(|label| label == name) {
+        .map(|&(_, direction)| match labels.iter().position(|&label| label == direction) {
             Some(code) => code as u32,
             None => {
-                labels.push(name);
+                labels.push(direction);
                 (labels.len() - 1) as u32
             }
         })
         .collect();
+    let codes = rows.iter().map(|&channel| channel_codes[channel as usize]).collect();
     Column::Labels { labels: labels.into_iter().map(String::from).collect(), codes }
 }

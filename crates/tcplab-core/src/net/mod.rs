@@ -4,6 +4,7 @@ pub mod cellular_trace;
 pub mod channel;
 pub mod codel;
 pub mod delivery_trace;
+pub mod fabric;
 pub mod fq_codel;
 pub mod packet;
 pub mod pie;

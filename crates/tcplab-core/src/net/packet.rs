@@ -106,6 +106,13 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// What ECMP hashes to keep a flow on one path (`Network::route`): the flow's index and which
+    /// of its numberings and directions the packet belongs to (TCP data, TCP ACKs, UDP).
+    #[inline]
+    pub fn flow_key(&self) -> u64 {
+        flow_key(self.kind, self.flow)
+    }
+
     /// The SACK blocks, most recent first, as [start, end) byte ranges of the stream.
     pub fn sack_blocks(&self) -> impl ExactSizeIterator<Item = (u64, u64)> + '_ {
         let edge = |distance: i32| self.ack.wrapping_add_signed(distance as i64);
@@ -123,6 +130,19 @@ impl Packet {
         }
         self.sack_count = blocks.len() as u8;
     }
+}
+
+/// The ECMP key of the packets of kind `kind` of flow `flow` (TCP flows and UDP sources are
+/// numbered apart; a TCP flow's data and ACKs are hashed apart, as two directions of a real
+/// connection's 5-tuple are).
+#[inline]
+pub fn flow_key(kind: PacketKind, flow: u32) -> u64 {
+    let class = match kind {
+        PacketKind::TcpData => 0u64,
+        PacketKind::TcpAck => 1,
+        PacketKind::Udp => 2,
+    };
+    class << 32 | flow as u64
 }
 
 /// Arena of packets with a free list. Packets the network discards (a full queue, an AQM, a lossy

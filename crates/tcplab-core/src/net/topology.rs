@@ -1,5 +1,6 @@
-//! Nodes, channels and static routing. The dumbbell, chain and custom topologies are built from a
-//! scenario in `simulation/build.rs`.
+//! Nodes, channels and static routing, with equal-cost multipath (ECMP) as an option. The
+//! topologies are built from a scenario in `simulation/build.rs` (fat trees and leaf-spines laid
+//! out by `net/fabric.rs`).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -9,6 +10,10 @@ use crate::net::packet::DestinationRoute;
 use crate::time::SimTime;
 
 pub const NO_ROUTE: u32 = u32::MAX;
+
+/// A next-hop entry with this bit set names an ECMP group (its index in the low bits), not a
+/// channel. Channel indices stay far below 2^31 (a channel is 64 bytes or more).
+const GROUP: u32 = 1 << 31;
 
 #[derive(Clone, Debug)]
 pub struct Node {
@@ -31,6 +36,9 @@ pub struct Network {
     pub links: Vec<Link>,
     node_index: HashMap<String, u32>,
     routes: Routes,
+    /// `Some(salt)`: equal-cost next hops are kept and a flow's hash picks among them (ECMP);
+    /// `None`: one next hop per destination.
+    ecmp_salt: Option<u64>,
 }
 
 /// Static routes, in memory linear in the number of hosts.
@@ -46,8 +54,13 @@ struct Routes {
     /// reads one cache line (at 10,000 flows the table is far beyond the first-level cache).
     per_node: Vec<NodeRoute>,
     core_count: usize,
-    /// `core_next_hop[core * core_count + destination_core]`.
+    /// `core_next_hop[core * core_count + destination_core]`: a channel, or `GROUP | index` of
+    /// an ECMP group in `groups`.
     core_next_hop: Vec<u32>,
+    /// ECMP groups as (first, count) in `group_channels`; each distinct set of equal-cost
+    /// channels is kept once (a fat tree's edge switch has one: its uplinks).
+    groups: Vec<(u32, u32)>,
+    group_channels: Vec<u32>,
 }
 
 /// What routing knows about one node. 16 bytes, so that no entry straddles two cache lines.
@@ -74,6 +87,16 @@ impl Network {
         self.node_index.get(name).copied()
     }
 
+    /// Makes room for `nodes` more nodes and `links` more links at once. A builder that knows its
+    /// network's size calls it first: growing by doubling copies the arrays as they grow (at
+    /// 10,000 flows 30 MB of channels and 20 MB of flows), and the copies' pages stay in the peak.
+    pub fn reserve(&mut self, nodes: usize, links: usize) {
+        self.nodes.reserve_exact(nodes);
+        self.node_index.reserve(nodes);
+        self.channels.reserve_exact(2 * links);
+        self.links.reserve_exact(links);
+    }
+
     /// Adds a link as its forward (a -> b) and reverse (b -> a) channels.
     pub fn add_link(&mut self, name: &str, forward: Channel, reverse: Channel) -> usize {
         let forward_index = self.channels.len() as u32;
@@ -83,9 +106,19 @@ impl Network {
         self.links.len() - 1
     }
 
+    /// Routes computed after this keep every equal-cost next hop, and each flow takes the one a
+    /// hash of `salt`, the flow's key (`Packet::flow_key`) and the node picks: per-flow ECMP, so
+    /// all packets of a flow take one path. Hashing the node too keeps the choices of successive
+    /// hops independent (with one hash for all, a flow's choice at an edge switch would fix its
+    /// choice at the aggregation switch, and a fat tree's core would be used k/2 times less).
+    pub fn use_ecmp(&mut self, salt: u64) {
+        self.ecmp_salt = Some(salt);
+    }
+
     /// Computes static routes: fewest hops first, then least propagation delay, then the channel
-    /// added first, so routes are deterministic. Stubs are found in one pass over the channels;
-    /// between core nodes, Dijkstra from every destination over reversed channels.
+    /// added first, so routes are deterministic (with ECMP, every next hop of least cost is kept).
+    /// Stubs are found in one pass over the channels; between core nodes, Dijkstra from every
+    /// destination over reversed channels.
     pub fn compute_routes(&mut self) {
         let unrouted = NodeRoute { uplink: NO_ROUTE, downlink: NO_ROUTE, core: NO_ROUTE };
         let mut per_node = vec![unrouted; self.nodes.len()];
@@ -107,8 +140,8 @@ impl Network {
             }
         }
         let core_of: Vec<u32> = per_node.iter().map(|route| route.core).collect();
-        let core_next_hop = self.core_next_hops(&core_nodes, &core_of);
-        self.routes = Routes { per_node, core_count: core_nodes.len(), core_next_hop };
+        let (core_next_hop, groups, group_channels) = self.core_next_hops(&core_nodes, &core_of);
+        self.routes = Routes { per_node, core_count: core_nodes.len(), core_next_hop, groups, group_channels };
     }
 
     /// Per node, `Some((uplink, downlink))` if it is a stub whose neighbour is not a stub itself
@@ -146,43 +179,47 @@ impl Network {
 
     /// Next hops between core nodes: for each core destination, Dijkstra over the channels
     /// between core nodes, reversed, with (hops, delay) costs; ties go to the lower node index,
-    /// then the lower channel index.
-    fn core_next_hops(&self, core_nodes: &[usize], core_of: &[u32]) -> Vec<u32> {
+    /// then the lower channel index. With ECMP, a node with several channels of least cost gets
+    /// an ECMP group. Returns the next-hop table, the groups and their channels.
+    fn core_next_hops(&self, core_nodes: &[usize], core_of: &[u32]) -> (Vec<u32>, Vec<(u32, u32)>, Vec<u32>) {
         let k = core_nodes.len();
-        // Channels between core nodes, grouped by the core node they end at, in channel order.
-        let mut arriving: Vec<Vec<u32>> = vec![Vec::new(); k];
+        // Channels between core nodes, grouped by the core node they end at and by the one they
+        // start at, in channel order, each with what the searches read of it: the searches then
+        // walk small arrays instead of the channels themselves (a k = 32 fat tree's 32,768
+        // channels are far beyond the caches, and reading them was most of its set-up).
+        let mut arriving: Vec<Vec<Edge>> = vec![Vec::new(); k];
+        let mut leaving: Vec<Vec<Edge>> = vec![Vec::new(); k];
         for (index, channel) in self.channels.iter().enumerate() {
             let (from, to) = (channel.from as usize, channel.to as usize);
             if core_nodes.binary_search(&from).is_ok() && core_nodes.binary_search(&to).is_ok() {
-                arriving[core_of[to] as usize].push(index as u32);
+                let (from, to) = (core_of[from], core_of[to]);
+                let channel_index = index as u32;
+                arriving[to as usize].push(Edge { node: from, channel: channel_index, delay: channel.delay });
+                leaving[from as usize].push(Edge { node: to, channel: channel_index, delay: channel.delay });
             }
         }
         let mut next_hop = vec![NO_ROUTE; k * k];
+        let mut groups = EcmpGroups::default();
         for destination in 0..k {
-            let mut cost: Vec<Option<(u32, u64)>> = vec![None; k];
-            let mut done = vec![false; k];
-            let mut frontier = BinaryHeap::new();
-            cost[destination] = Some((0, 0));
-            frontier.push(Reverse(((0u32, 0u64), destination)));
-            while let Some(Reverse((path_cost, current))) = frontier.pop() {
-                if done[current] || cost[current] != Some(path_cost) {
-                    continue;
-                }
-                done[current] = true;
-                let (hops, delay) = path_cost;
-                for &index in &arriving[current] {
-                    let channel = &self.channels[index as usize];
-                    let from = core_of[channel.from as usize] as usize;
-                    let candidate = (hops + 1, delay + channel.delay);
-                    if !done[from] && cost[from].is_none_or(|existing| candidate < existing) {
-                        cost[from] = Some(candidate);
-                        next_hop[from * k + destination] = index;
-                        frontier.push(Reverse((candidate, from)));
+            let cost = costs_to(destination, &arriving, &mut next_hop);
+            if self.ecmp_salt.is_none() {
+                continue;
+            }
+            for (from, cost_here) in cost.iter().enumerate() {
+                let Some(here) = *cost_here else { continue };
+                groups.scratch.clear();
+                for edge in &leaving[from] {
+                    let there = cost[edge.node as usize];
+                    if there.is_some_and(|(hops, delay)| (hops + 1, delay + edge.delay) == here) {
+                        groups.scratch.push(edge.channel);
                     }
+                }
+                if groups.scratch.len() > 1 {
+                    next_hop[from * k + destination] = GROUP | groups.intern();
                 }
             }
         }
-        next_hop
+        (next_hop, groups.ranges, groups.channels)
     }
 
     /// Brings every channel's counters to `now` (`Channel::catch_up`): before they are read.
@@ -192,17 +229,17 @@ impl Network {
         }
     }
 
-    /// The channel a packet at `node` takes towards `destination` (not `node` itself), or
-    /// [`NO_ROUTE`].
+    /// The channel a packet of the flow with key `flow` (`Packet::flow_key`) at `node` takes
+    /// towards `destination` (not `node` itself), or [`NO_ROUTE`].
     #[inline]
-    pub fn route(&self, node: u32, destination: u32) -> u32 {
-        self.route_to(node, destination, DestinationRoute::UNKNOWN)
+    pub fn route(&self, node: u32, destination: u32, flow: u64) -> u32 {
+        self.route_to(node, destination, DestinationRoute::UNKNOWN, flow)
     }
 
     /// `route`, for a packet that carries its destination's routing entry (`destination_route`;
     /// `DestinationRoute::UNKNOWN` to look it up).
     #[inline]
-    pub fn route_to(&self, node: u32, destination: u32, known: DestinationRoute) -> u32 {
+    pub fn route_to(&self, node: u32, destination: u32, known: DestinationRoute, flow: u64) -> u32 {
         let routes = &self.routes;
         let here = routes.per_node[node as usize];
         if here.uplink != NO_ROUTE {
@@ -213,7 +250,24 @@ impl Network {
             // The destination is a stub of this router.
             return there.downlink;
         }
-        routes.core_next_hop[here.core as usize * routes.core_count + there.core as usize]
+        let hop = routes.core_next_hop[here.core as usize * routes.core_count + there.core as usize];
+        if hop < GROUP || hop == NO_ROUTE {
+            return hop;
+        }
+        self.ecmp_pick(hop & !GROUP, flow, node)
+    }
+
+    /// The member of ECMP group `group` that flow `flow` takes at `node`: a hash of the salt, the
+    /// flow and the node, reduced to the group's size by a multiply-shift (unbiased to 2^-32).
+    /// Kept out of line, so that `route_to` stays as small as it was for single-path networks.
+    #[cold]
+    #[inline(never)]
+    fn ecmp_pick(&self, group: u32, flow: u64, node: u32) -> u32 {
+        let (first, count) = self.routes.groups[group as usize];
+        let salt = self.ecmp_salt.unwrap_or(0);
+        let hash = mix64(mix64(salt ^ flow) ^ node as u64);
+        let member = ((hash >> 32) * count as u64) >> 32;
+        self.routes.group_channels[(first as u64 + member) as usize]
     }
 
     /// What a packet for `destination` carries so that no hop looks the destination up.
@@ -222,12 +276,13 @@ impl Network {
         DestinationRoute { core: entry.core, downlink: entry.downlink }
     }
 
-    /// The channels a packet crosses from `source` to `destination`, or None if unreachable.
-    pub fn path(&self, source: u32, destination: u32) -> Option<Vec<u32>> {
+    /// The channels a packet of flow key `flow` crosses from `source` to `destination`, or None
+    /// if unreachable.
+    pub fn path(&self, source: u32, destination: u32, flow: u64) -> Option<Vec<u32>> {
         let mut path = Vec::new();
         let mut node = source;
         while node != destination {
-            let channel = self.route(node, destination);
+            let channel = self.route(node, destination, flow);
             if channel == NO_ROUTE || path.len() > self.nodes.len() {
                 return None;
             }
@@ -235,6 +290,77 @@ impl Network {
             node = self.channels[channel as usize].to;
         }
         Some(path)
+    }
+}
+
+/// A channel between core nodes as route searches see it: the core node at its other end, its
+/// index and its propagation delay.
+#[derive(Clone, Copy)]
+struct Edge {
+    node: u32,
+    channel: u32,
+    delay: u64,
+}
+
+/// Dijkstra towards core node `destination` over `arriving` (per core node, the channels that end
+/// there): each core node's (hops, delay) to it, and its first channel of least cost written into
+/// `next_hop`.
+fn costs_to(destination: usize, arriving: &[Vec<Edge>], next_hop: &mut [u32]) -> Vec<Option<(u32, u64)>> {
+    let k = arriving.len();
+    let mut cost: Vec<Option<(u32, u64)>> = vec![None; k];
+    let mut done = vec![false; k];
+    let mut frontier = BinaryHeap::new();
+    cost[destination] = Some((0, 0));
+    frontier.push(Reverse(((0u32, 0u64), destination)));
+    while let Some(Reverse((path_cost, current))) = frontier.pop() {
+        if done[current] || cost[current] != Some(path_cost) {
+            continue;
+        }
+        done[current] = true;
+        let (hops, delay) = path_cost;
+        for edge in &arriving[current] {
+            let from = edge.node as usize;
+            let candidate = (hops + 1, delay + edge.delay);
+            if !done[from] && cost[from].is_none_or(|existing| candidate < existing) {
+                cost[from] = Some(candidate);
+                next_hop[from * k + destination] = edge.channel;
+                frontier.push(Reverse((candidate, from)));
+            }
+        }
+    }
+    cost
+}
+
+/// SplitMix64's output function: each input bit flips about half of the output bits, so flows
+/// whose keys differ in one bit still pick independently.
+fn mix64(value: u64) -> u64 {
+    let mut z = value.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// ECMP groups while routes are computed: each distinct set of channels stored once.
+#[derive(Default)]
+struct EcmpGroups {
+    index: HashMap<Vec<u32>, u32>,
+    ranges: Vec<(u32, u32)>,
+    channels: Vec<u32>,
+    /// The set being gathered, looked up without allocating.
+    scratch: Vec<u32>,
+}
+
+impl EcmpGroups {
+    /// The group index of the set in `scratch`, added if new.
+    fn intern(&mut self) -> u32 {
+        if let Some(&group) = self.index.get(self.scratch.as_slice()) {
+            return group;
+        }
+        let group = self.ranges.len() as u32;
+        self.ranges.push((self.channels.len() as u32, self.scratch.len() as u32));
+        self.channels.extend_from_slice(&self.scratch);
+        self.index.insert(self.scratch.clone(), group);
+        group
     }
 }
 
@@ -281,12 +407,12 @@ mod tests {
         let (h2_up, r2_h2) = link(&mut network, h2, r[2], 1);
         network.compute_routes();
         // One hop beats two, whatever the delay.
-        assert_eq!(network.path(h0, h2), Some(vec![h0_up, r0_r2, r2_h2]));
-        assert_eq!(network.path(h2, h0), Some(vec![h2_up, r2_r0, r0_h0]));
-        assert_eq!(network.path(r[1], r[3]), Some(vec![r1_r0, r0_r3]));
-        assert_eq!(network.path(r[0], r[1]), Some(vec![r0_r1]));
-        assert_eq!(network.path(r[3], r[2]), Some(vec![r3_r2]));
-        assert_eq!(network.path(r[0], r[3]), Some(vec![r0_r3]));
+        assert_eq!(network.path(h0, h2, 0), Some(vec![h0_up, r0_r2, r2_h2]));
+        assert_eq!(network.path(h2, h0, 0), Some(vec![h2_up, r2_r0, r0_h0]));
+        assert_eq!(network.path(r[1], r[3], 0), Some(vec![r1_r0, r0_r3]));
+        assert_eq!(network.path(r[0], r[1], 0), Some(vec![r0_r1]));
+        assert_eq!(network.path(r[3], r[2], 0), Some(vec![r3_r2]));
+        assert_eq!(network.path(r[0], r[3], 0), Some(vec![r0_r3]));
     }
 
     #[test]
@@ -296,8 +422,8 @@ mod tests {
         let b = network.add_node("b", false);
         let (ab, ba) = link(&mut network, a, b, 5);
         network.compute_routes();
-        assert_eq!(network.path(a, b), Some(vec![ab]));
-        assert_eq!(network.path(b, a), Some(vec![ba]));
+        assert_eq!(network.path(a, b, 0), Some(vec![ab]));
+        assert_eq!(network.path(b, a, 0), Some(vec![ba]));
     }
 
     #[test]
@@ -308,8 +434,8 @@ mod tests {
         let lonely = network.add_node("lonely", false);
         let links: Vec<(u32, u32)> = hosts.iter().map(|&h| link(&mut network, h, router, 1)).collect();
         network.compute_routes();
-        assert_eq!(network.path(hosts[0], hosts[2]), Some(vec![links[0].0, links[2].1]));
-        assert_eq!(network.path(hosts[1], lonely), None);
-        assert_eq!(network.path(lonely, hosts[1]), None);
+        assert_eq!(network.path(hosts[0], hosts[2], 0), Some(vec![links[0].0, links[2].1]));
+        assert_eq!(network.path(hosts[1], lonely, 0), None);
+        assert_eq!(network.path(lonely, hosts[1], 0), None);
     }
 }

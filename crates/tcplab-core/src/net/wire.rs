@@ -8,8 +8,9 @@ use crate::sim::{unit_f64, SimRng};
 use crate::time::{SimDuration, SimTime};
 
 /// Random loss on the wire, decided per packet as it leaves the transmitter.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub enum LossModel {
+    #[default]
     None,
     Bernoulli {
         probability: f64,

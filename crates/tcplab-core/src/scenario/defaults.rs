@@ -311,17 +311,39 @@ impl Scenario {
         if uses_access && scenario.topology.access.is_none() {
             scenario.topology.access = Some(self.default_access_link());
         }
+        scenario.resolve_fabric();
         let topology = &mut scenario.topology;
         let links = topology
             .bottleneck
             .iter_mut()
             .chain(topology.access.iter_mut())
             .chain(topology.hops.iter_mut().flatten())
-            .chain(topology.links.iter_mut().flatten());
+            .chain(topology.links.iter_mut().flatten())
+            .chain(topology.edge_agg.iter_mut())
+            .chain(topology.agg_core.iter_mut())
+            .chain(topology.uplink.iter_mut());
         for link in links {
             link.queue = link.queue.with_defaults();
         }
         scenario
+    }
+
+    /// A fabric's tiers and routing written out: edge_agg and uplink as access, agg_core as
+    /// edge_agg, oversubscription 1, routing "ecmp".
+    fn resolve_fabric(&mut self) {
+        use crate::net::fabric::Tier;
+        let kind = self.topology.kind;
+        if !kind.is_fabric() {
+            return;
+        }
+        self.topology.routing = Some(self.topology.routing());
+        if kind == TopologyKind::FatTree {
+            self.topology.oversubscription.get_or_insert(1);
+            self.topology.edge_agg = self.tier_link(Tier::EdgeAgg).cloned();
+            self.topology.agg_core = self.tier_link(Tier::AggCore).cloned();
+        } else {
+            self.topology.uplink = self.tier_link(Tier::Uplink).cloned();
+        }
     }
 
     /// Access links when the scenario gives none: 10x the fastest core link, 1 ms, 1000 packets.
@@ -330,6 +352,8 @@ impl Scenario {
             TopologyKind::Dumbbell => self.topology.bottleneck.as_ref().map_or(1, |b| b.rate.bps()),
             TopologyKind::Chain => self.topology.hops.iter().flatten().map(|h| h.rate.bps()).max().unwrap_or(1),
             TopologyKind::Custom => self.topology.links.iter().flatten().map(|l| l.rate.bps()).max().unwrap_or(1),
+            // Validation requires a fabric's access links; this serves only unvalidated scenarios.
+            TopologyKind::FatTree | TopologyKind::LeafSpine => 1,
         };
         LinkSpec {
             name: None,

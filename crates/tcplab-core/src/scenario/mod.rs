@@ -8,6 +8,11 @@
 //!   the scenario stored beside results says exactly what ran;
 //! - `resources.rs`: the memory and events a run implies, refused above `simulation.max_memory`
 //!   and `simulation.max_events`;
+//! - `tcp_spec.rs`: the `[tcp]` table's keys and the TCP profiles;
+//! - `validate_fabric.rs`: fat trees' and leaf-spines' checks, and which topology keys belong
+//!   to which kind;
+//! - `traffic_spec.rs`, `traffic.rs`: `[[traffic]]` patterns, and their expansion into flows
+//!   when a scenario is read;
 //! - `shape.rs`: tables written as arrays are refused before serde reads them as structs;
 //! - `tcp_config.rs`: the `[tcp]` table converted into the TCP layer's `TcpConfig`;
 //! - `error.rs`: [`ScenarioError`], which names the key, the value and what is allowed;
@@ -23,12 +28,17 @@ mod resources;
 mod sanity;
 mod shape;
 mod tcp_config;
+mod tcp_spec;
+mod traffic;
+mod traffic_spec;
 mod validate;
 mod validate_direction;
+mod validate_fabric;
 mod warnings;
 
 pub use error::ScenarioError;
 pub use model::*;
+pub use traffic_spec::{Pattern, TrafficSpec};
 pub use validate_direction::validate_cellular;
 pub use warnings::ScenarioWarning;
 
@@ -74,15 +84,16 @@ impl Scenario {
         let document: toml::Table =
             toml::from_str(text).map_err(|e| ScenarioError::new("", format!("not valid TOML: {}", e.message())))?;
         // Datetimes have no place in a scenario; as JSON they are tables, which the check ignores.
-        shape::check_tables(&serde_json::to_value(&document).unwrap_or_default())?;
+        let json = serde_json::to_value(&document).unwrap_or_default();
+        shape::check_tables(&json)?;
+        resources::check_flow_entries(&json)?;
         let deserializer = toml::Deserializer::parse(text)
             .map_err(|e| ScenarioError::new("", format!("not valid TOML: {}", e.message())))?;
         let mut scenario: Scenario = serde_path_to_error::deserialize(deserializer).map_err(|e| {
             let error = path_error(e, |inner: &toml::de::Error| inner.message().to_string());
             queue_key_error(error, &serde_json::to_value(&document).unwrap_or_default())
         })?;
-        scenario.use_registered_algorithm_names();
-        scenario.validate()?;
+        scenario.prepare()?;
         Ok(scenario)
     }
 
@@ -91,6 +102,7 @@ impl Scenario {
         let document: serde_json::Value =
             serde_json::from_str(text).map_err(|e| ScenarioError::new("", format!("not valid JSON: {e}")))?;
         shape::check_tables(&document)?;
+        resources::check_flow_entries(&document)?;
         let mut deserializer = serde_json::Deserializer::from_str(text);
         let mut scenario: Scenario = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
             let error = path_error(e, |inner: &serde_json::Error| {
@@ -100,15 +112,26 @@ impl Scenario {
             });
             queue_key_error(error, &document)
         })?;
-        scenario.use_registered_algorithm_names();
-        scenario.validate()?;
+        scenario.prepare()?;
         Ok(scenario)
+    }
+
+    /// After parsing: algorithm names as registered, traffic patterns expanded into flows (on a
+    /// topology checked first, since the patterns need its hosts), then every check.
+    fn prepare(&mut self) -> Result<(), ScenarioError> {
+        self.use_registered_algorithm_names();
+        if !self.traffic.is_empty() {
+            self.validate_topology()?;
+            self.expand_traffic()?;
+        }
+        self.validate()
     }
 
     /// A built-in algorithm's name in any case ("BBR", "Cubic") means that algorithm; it is
     /// written as registered, so results and the resolved scenario name it one way.
     fn use_registered_algorithm_names(&mut self) {
-        for cc in self.flows.iter_mut().filter_map(|flow| flow.cc.as_mut()) {
+        let flows = self.flows.iter_mut().map(|flow| &mut flow.cc);
+        for cc in flows.chain(self.traffic.iter_mut().map(|entry| &mut entry.cc)).filter_map(Option::as_mut) {
             if let Some(algorithm) = crate::cc::registry().iter().find(|a| a.name.eq_ignore_ascii_case(cc)) {
                 *cc = algorithm.name.to_string();
             }
@@ -313,6 +336,21 @@ mod tests {
     }
 
     #[test]
+    fn time_series_are_flows_and_queues_by_default_and_a_wrong_name_names_the_key() {
+        let scenario = Scenario::from_toml(MINIMAL).unwrap();
+        assert_eq!(scenario.simulation.time_series, [SeriesKind::Flows, SeriesKind::Queues]);
+        // The default is not written out, so resolved scenarios read as they did before the key.
+        assert!(!scenario.to_toml().contains("time_series"));
+        let flows_only = MINIMAL.replace("duration = \"5s\"", "duration = \"5s\"\ntime_series = [\"flows\"]");
+        let scenario = Scenario::from_toml(&flows_only).unwrap();
+        assert_eq!(scenario.simulation.time_series, [SeriesKind::Flows]);
+        assert!(scenario.to_toml().contains("time_series = [\"flows\"]"));
+        let err = error_of(&MINIMAL.replace("duration = \"5s\"", "duration = \"5s\"\ntime_series = [\"links\"]"));
+        assert!(err.key.starts_with("simulation.time_series"), "{err}");
+        assert!(err.message.contains("links") && err.message.contains("queues"), "{err}");
+    }
+
+    #[test]
     fn deeply_nested_toml_is_an_error_not_a_crash() {
         let deep = format!("x = {}{}", "[".repeat(5000), "]".repeat(5000));
         let err = error_of(&deep);
@@ -327,8 +365,13 @@ mod tests {
         let err = error_of(&MINIMAL.replace("\"5s\"", "\"30000h\"\nsample_interval = \"1h\""));
         assert_eq!(err.key, "simulation.duration");
         assert!(err.message.contains("the longest duration within simulation.max_events"), "{err}");
-        let err = error_of(&MINIMAL.replace("cc = \"cubic\"", "cc = \"cubic\"\ncount = 100000"));
+        let err = error_of(&MINIMAL.replace("cc = \"cubic\"", "cc = \"cubic\"\ncount = 200000"));
         assert_eq!(err.key, "flows");
+        // 100,000 flows fit; their time series over 5 s do not, unless none are kept.
+        let many = MINIMAL.replace("cc = \"cubic\"", "cc = \"cubic\"\ncount = 100000");
+        assert_eq!(error_of(&many).key, "simulation.sample_interval");
+        let without_series = many.replace("duration = \"5s\"", "duration = \"5s\"\ntime_series = []");
+        assert!(Scenario::from_toml(&without_series).is_ok());
         // Raising the limits on purpose lets the same scenario through validation.
         let raised = MINIMAL.replace("\"5s\"", "\"30000h\"\nsample_interval = \"1h\"\nmax_events = 1000000000000000");
         assert!(Scenario::from_toml(&raised).is_ok());

@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 
+pub use super::tcp_spec::{TcpProfile, TcpSpec};
+use super::traffic_spec::TrafficSpec;
 use crate::net::cellular_trace::CellularTraceParams;
-use crate::tcp::{AlgorithmRtt, EcnResponse, RecoveryMode, ReductionBase, RtoFormula, RtoRestart, RttSampling};
 use crate::time::NANOS_PER_MILLI;
 use crate::units::{Buffer, Bytes, Duration, Rate};
 
@@ -25,7 +26,13 @@ pub struct Scenario {
     pub topology: TopologySpec,
     #[serde(default)]
     pub tcp: TcpSpec,
+    /// Flows given one by one; `traffic` patterns are expanded into more of them when the
+    /// scenario is read (`Scenario::expand_traffic`).
+    #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// Traffic patterns (permutation, all-to-all, incast, Poisson arrivals): docs/datacenter.md.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traffic: Vec<TrafficSpec>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -51,10 +58,34 @@ pub struct SimulationSpec {
     /// "name:forward" / "name:reverse".
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub capture: Vec<String>,
+    /// The time series kept every `sample_interval`: a row per flow ("flows") and a row per link
+    /// direction ("queues"), both unless the scenario says otherwise; `[]` keeps none. At 100,000
+    /// flows a dumbbell has 400,000 link directions, and their rows would be most of the run's
+    /// memory.
+    #[serde(default = "default_time_series", skip_serializing_if = "is_default_time_series")]
+    pub time_series: Vec<SeriesKind>,
+}
+
+/// A time series a run can keep (`simulation.time_series`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeriesKind {
+    /// A row per flow per sample: window, RTT, rates, state (timeseries.parquet).
+    Flows,
+    /// A row per link direction per sample: queue length and throughput (queues.parquet).
+    Queues,
+}
+
+fn default_time_series() -> Vec<SeriesKind> {
+    vec![SeriesKind::Flows, SeriesKind::Queues]
+}
+
+fn is_default_time_series(kept: &[SeriesKind]) -> bool {
+    kept == default_time_series()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum TopologyKind {
     /// N senders -> left router -> bottleneck -> right router -> N receivers; one pair per flow.
     Dumbbell,
@@ -62,6 +93,40 @@ pub enum TopologyKind {
     Chain,
     /// Named nodes and links given one by one.
     Custom,
+    /// A k-ary fat tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge and k/2 aggregation
+    /// switches, (k/2)^2 core switches, hosts h0 .. below the edge switches.
+    FatTree,
+    /// Leaf switches each joined to every spine switch, hosts h0 .. below the leaves.
+    LeafSpine,
+}
+
+impl TopologyKind {
+    /// The name a scenario gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TopologyKind::Dumbbell => "dumbbell",
+            TopologyKind::Chain => "chain",
+            TopologyKind::Custom => "custom",
+            TopologyKind::FatTree => "fat_tree",
+            TopologyKind::LeafSpine => "leaf_spine",
+        }
+    }
+
+    /// Fat trees and leaf-spines: switches built by tcplab, hosts named h0, h1, ...
+    pub fn is_fabric(self) -> bool {
+        matches!(self, TopologyKind::FatTree | TopologyKind::LeafSpine)
+    }
+}
+
+/// How a node chooses among next hops of equal cost (equal hops, then equal propagation delay).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Routing {
+    /// One next hop per destination: the lowest-numbered node, then the link given first.
+    Single,
+    /// Per-flow equal-cost multipath: a hash of the flow (its index and direction), the node and
+    /// the scenario's seed and run picks one next hop, so every packet of a flow takes one path.
+    Ecmp,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -72,7 +137,8 @@ pub struct TopologySpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bottleneck: Option<LinkSpec>,
     /// Dumbbell and chain: the links from hosts to routers (default: 10x the fastest core link,
-    /// 1 ms, 1000 packets).
+    /// 1 ms, 1000 packets). Fat tree and leaf-spine: the links from hosts to their edge or leaf
+    /// switch (required).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access: Option<LinkSpec>,
     /// Chain: number of routers.
@@ -87,9 +153,43 @@ pub struct TopologySpec {
     /// Custom: links with `from` and `to`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub links: Option<Vec<LinkSpec>>,
+    /// Fat tree: the switches' port count k (even, 4 to 64).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k: Option<u32>,
+    /// Fat tree: each edge switch serves this many times k/2 hosts (default 1, Al-Fares's
+    /// non-blocking tree); with equal link rates, the edge's uplinks then carry 1/oversubscription
+    /// of what its hosts can send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oversubscription: Option<u32>,
+    /// Fat tree: the links between edge and aggregation switches (default: as `access`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge_agg: Option<LinkSpec>,
+    /// Fat tree: the links between aggregation and core switches (default: as `edge_agg`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agg_core: Option<LinkSpec>,
+    /// Leaf-spine: the number of leaf switches, of spine switches, and of hosts below each leaf.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaves: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spines: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts_per_leaf: Option<u32>,
+    /// Leaf-spine: the links between leaves and spines (default: as `access`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplink: Option<LinkSpec>,
+    /// "single" or "ecmp"; default "ecmp" for fat trees and leaf-spines, "single" otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routing: Option<Routing>,
     /// RTT that "BDP" buffers refer to; default: the mean base RTT of the flows crossing the link.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bdp_rtt: Option<Duration>,
+}
+
+impl TopologySpec {
+    /// The routing in force: as given, or the kind's default.
+    pub fn routing(&self) -> Routing {
+        self.routing.unwrap_or(if self.kind.is_fabric() { Routing::Ecmp } else { Routing::Single })
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -417,129 +517,6 @@ pub struct DelayStep {
     pub delay: Duration,
 }
 
-/// TCP options; every key is optional and falls back to [`TcpSpec::defaults`].
-#[derive(Clone, Debug, Serialize, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct TcpSpec {
-    /// Which stack's defaults fill the unset keys: "linux" (the default), "ns3" or "ns2"
-    /// (docs/tcp.md lists every value and its source). Only in the scenario's `[tcp]` table.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile: Option<TcpProfile>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mss: Option<Bytes>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub header: Option<Bytes>,
-    /// Initial window in segments.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub initial_window: Option<u32>,
-    /// Slow-start threshold at the start, in segments; unset: unbounded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub initial_ssthresh: Option<u32>,
-    /// The largest cwnd in segments (Linux `snd_cwnd_clamp`; ns-2's Agent/TCP/Linux turns its
-    /// `window_` into this); unset: no clamp.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cwnd_clamp: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recovery: Option<RecoveryMode>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rack: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tail_loss_probe: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prr: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timestamps: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub frto: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub undo: Option<bool>,
-    /// "linux", "rfc6298" or "ns2" (ns-2's integer estimator in ticks of `clock_granularity`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rto_formula: Option<RtoFormula>,
-    /// Which ACKs feed the RTO estimator: "every_ack" or "timed_segment" (one per round trip,
-    /// as ns-2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rtt_sampling: Option<RttSampling>,
-    /// The RTT the congestion control sees: "sample" (each ACK's, Linux) or "smoothed" (the
-    /// smoothed RTT, as ns-3).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub algorithm_rtt: Option<AlgorithmRtt>,
-    /// What a reduction at fast retransmit or ECN-Echo is computed from: "flight_size" (RFC
-    /// 5681) or "pipe" (ns-3's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reduction_base: Option<ReductionBase>,
-    /// The reaction to ECN-Echo: "linux" (never below the algorithm's floor) or "rfc3168" (below
-    /// one segment, then wait for the retransmission timer, as ns-2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecn_response: Option<EcnResponse>,
-    /// A SYN and its SYN-ACK before the data (ns-2's `syn_`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub syn: Option<bool>,
-    /// With `ecn`, retransmissions are ECN-capable too (ns-2); RFC 3168 section 6.1.5 says not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ect_retransmissions: Option<bool>,
-    /// Which ACKs restart the retransmission timer: "new_data" (RFC 6298) or "every_ack" (ns-2's
-    /// Agent/TCP/Linux).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rto_restart: Option<RtoRestart>,
-    /// Segments the receiver ACKs at once before delayed ACKs start (Linux quick-ACK mode).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub quick_acks: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limited_transmit: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub duplicate_threshold: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_rto: Option<Duration>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub initial_rto: Option<Duration>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_rto: Option<Duration>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub clock_granularity: Option<Duration>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delayed_ack: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delayed_ack_count: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delayed_ack_timeout: Option<Duration>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecn: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub receive_window: Option<Bytes>,
-    /// The sender's buffer: at most this much data between the first unacknowledged byte and the
-    /// last one sent (ns-3's SndBufSize holds unacknowledged and unsent data); unset: unbounded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub send_buffer: Option<Bytes>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pacing: Option<bool>,
-    /// Receiver-based delay control (Active Delay Control): "none", "exact_rdc" (hold each ACK
-    /// for the delay routers stamped) or "one_bit_rdc" (a delay the receiver adapts from CE).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ack_delay: Option<AckDelayMode>,
-    /// Largest receiver-side ACK delay.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ack_delay_max: Option<Duration>,
-}
-
-/// A TCP stack whose defaults a scenario adopts (`tcp.profile`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum TcpProfile {
-    /// Linux 6.x: SACK with RACK-TLP and PRR, timestamps, F-RTO, 200 ms min RTO added to SRTT,
-    /// IW 10, quick ACKs then delayed ACKs.
-    #[default]
-    Linux,
-    /// ns-3 3.4x TcpSocketBase defaults (the TCP-do and TCP-RTA papers).
-    Ns3,
-    /// ns-2.35's one-way TCP agents with its tcl/lib/ns-default.tcl defaults.
-    Ns2,
-    /// ns-2's one-way agents with the timer and Limited Transmit defaults of the releases before
-    /// 2004 (minrto_ 1 s, maxrto_ 100000 s, singledup_ 0), as older papers configured them.
-    #[serde(rename = "ns2-legacy")]
-    Ns2Legacy,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
@@ -648,7 +625,7 @@ fn default_sample_interval() -> Duration {
 }
 
 /// 2 GB: well inside a laptop's memory.
-fn default_max_memory() -> Bytes {
+pub(super) fn default_max_memory() -> Bytes {
     Bytes(2_000_000_000)
 }
 

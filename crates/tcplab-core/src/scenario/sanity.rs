@@ -36,6 +36,11 @@ impl Scenario {
         let mut links: Vec<(String, &LinkSpec)> = Vec::new();
         links.extend(topology.bottleneck.iter().map(|l| ("topology.bottleneck".to_string(), l)));
         links.extend(topology.access.iter().map(|l| ("topology.access".to_string(), l)));
+        for (link, name) in
+            [(&topology.edge_agg, "edge_agg"), (&topology.agg_core, "agg_core"), (&topology.uplink, "uplink")]
+        {
+            links.extend(link.iter().map(|l| (format!("topology.{name}"), l)));
+        }
         for (list, name) in [(&topology.hops, "hops"), (&topology.links, "links")] {
             links.extend(list.iter().flatten().enumerate().map(|(i, l)| (format!("topology.{name}[{i}]"), l)));
         }

@@ -14,10 +14,16 @@ const TABLES: &[&str] = &[
     "flows.*",
     "flows.*.tcp",
     "flows.*.params",
+    "traffic.*",
+    "traffic.*.tcp",
+    "traffic.*.params",
     "topology.bottleneck",
     "topology.access",
     "topology.hops.*",
     "topology.links.*",
+    "topology.edge_agg",
+    "topology.agg_core",
+    "topology.uplink",
 ];
 
 /// What every link table may hold as tables (`queue` may also be the discipline's name alone).

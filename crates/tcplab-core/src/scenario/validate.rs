@@ -5,6 +5,7 @@
 use super::error::{did_you_mean, ScenarioError};
 use super::model::{FlowSpec, LinkSpec, OffUnsent, Protocol, QueueKind, QueueSpec, Scenario, TcpSpec, TopologyKind};
 use super::validate_direction::validate_direction;
+use super::validate_fabric::check_kind_keys;
 use crate::cc;
 use std::collections::HashSet;
 
@@ -21,8 +22,14 @@ impl Scenario {
         }
         self.tcp.to_config("tcp")?;
         self.validate_topology()?;
+        if !self.traffic.is_empty() {
+            return Err(ScenarioError::new(
+                "traffic",
+                "is expanded into flows when a scenario is read (Scenario::from_toml or from_json), not after",
+            ));
+        }
         if self.flows.is_empty() {
-            return Err(ScenarioError::new("flows", "at least one [[flows]] entry is required"));
+            return Err(ScenarioError::new("flows", "at least one [[flows]] or [[traffic]] entry is required"));
         }
         self.check_resources()?;
         let node_names: Vec<String> = self.node_names();
@@ -33,21 +40,35 @@ impl Scenario {
         self.check_set_up()
     }
 
-    fn node_names(&self) -> Vec<String> {
+    pub(super) fn node_names(&self) -> Vec<String> {
         match self.topology.kind {
             TopologyKind::Dumbbell => vec![],
             TopologyKind::Chain => (0..self.topology.routers.unwrap_or(0)).map(|i| format!("r{i}")).collect(),
             TopologyKind::Custom => self.topology.nodes.clone().unwrap_or_default(),
+            TopologyKind::FatTree | TopologyKind::LeafSpine => {
+                self.fabric().map(|fabric| fabric.nodes.into_iter().map(|(name, _)| name).collect()).unwrap_or_default()
+            }
         }
     }
 
-    fn validate_topology(&self) -> Result<(), ScenarioError> {
+    pub(super) fn validate_topology(&self) -> Result<(), ScenarioError> {
         let topology = &self.topology;
         match topology.kind {
             TopologyKind::Dumbbell => self.validate_dumbbell()?,
             TopologyKind::Chain => self.validate_chain()?,
             TopologyKind::Custom => self.validate_custom()?,
+            TopologyKind::FatTree | TopologyKind::LeafSpine => {
+                let links = if topology.kind == TopologyKind::FatTree {
+                    self.validate_fat_tree()?
+                } else {
+                    self.validate_leaf_spine()?
+                };
+                for (key, link) in links {
+                    validate_link(&format!("topology.{key}"), link, false)?;
+                }
+            }
         }
+        check_kind_keys(topology)?;
         if let Some(access) = &topology.access {
             validate_link("topology.access", access, false)?;
         }
@@ -63,10 +84,6 @@ impl Scenario {
             ScenarioError::new("topology.bottleneck", "a dumbbell needs a [topology.bottleneck] link")
         })?;
         validate_link("topology.bottleneck", bottleneck, false)?;
-        forbid(topology.kind, topology.routers.is_some(), "routers", "chain")?;
-        forbid(topology.kind, topology.hops.is_some(), "hops", "chain")?;
-        forbid(topology.kind, topology.nodes.is_some(), "nodes", "custom")?;
-        forbid(topology.kind, topology.links.is_some(), "links", "custom")?;
         Ok(())
     }
 
@@ -90,9 +107,6 @@ impl Scenario {
         for (i, hop) in hops.iter().enumerate() {
             validate_link(&format!("topology.hops[{i}]"), hop, false)?;
         }
-        forbid(topology.kind, topology.bottleneck.is_some(), "bottleneck", "dumbbell")?;
-        forbid(topology.kind, topology.nodes.is_some(), "nodes", "custom")?;
-        forbid(topology.kind, topology.links.is_some(), "links", "custom")?;
         Ok(())
     }
 
@@ -138,9 +152,6 @@ impl Scenario {
                 ));
             }
         }
-        forbid(topology.kind, topology.bottleneck.is_some(), "bottleneck", "dumbbell")?;
-        forbid(topology.kind, topology.routers.is_some(), "routers", "chain")?;
-        forbid(topology.kind, topology.hops.is_some(), "hops", "chain")?;
         Ok(())
     }
 
@@ -156,7 +167,7 @@ impl Scenario {
         self.validate_flow_placement(key, flow, nodes)
     }
 
-    fn validate_tcp_flow(&self, key: &str, flow: &FlowSpec) -> Result<(), ScenarioError> {
+    pub(super) fn validate_tcp_flow(&self, key: &str, flow: &FlowSpec) -> Result<(), ScenarioError> {
         let name = flow.cc.as_ref().ok_or_else(|| {
             ScenarioError::new(
                 format!("{key}.cc"),
@@ -223,18 +234,24 @@ impl Scenario {
                     }
                 }
             }
-            TopologyKind::Chain | TopologyKind::Custom => {
+            kind => {
+                if kind.is_fabric() && flow.access_delay.is_some() {
+                    return Err(ScenarioError::new(
+                        format!("{key}.access_delay"),
+                        "applies to dumbbell, chain and custom topologies; a fabric's hosts have their access links",
+                    ));
+                }
                 for (field, value) in [("from", &flow.from), ("to", &flow.to)] {
                     let value = value.as_ref().ok_or_else(|| {
                         ScenarioError::new(
                             format!("{key}.{field}"),
-                            format!("is required; known nodes: {}", nodes.names.join(", ")),
+                            format!("is required; known nodes: {}", nodes.listing()),
                         )
                     })?;
                     if !nodes.known.contains(value.as_str()) {
                         return Err(ScenarioError::new(
                             format!("{key}.{field}"),
-                            format!("'{value}' is not a node; known: {}", nodes.names.join(", ")),
+                            format!("'{value}' is not a node; known: {}", nodes.listing()),
                         ));
                     }
                 }
@@ -358,6 +375,20 @@ struct Nodes<'a> {
     known: HashSet<&'a str>,
 }
 
+impl Nodes<'_> {
+    /// The names for a message: all of them, or for a large fabric the first dozen, the count and
+    /// how its hosts are named.
+    fn listing(&self) -> String {
+        const SHOWN: usize = 12;
+        if self.names.len() <= 2 * SHOWN {
+            return self.names.join(", ");
+        }
+        let hosts = self.names.iter().filter(|name| name.starts_with('h') && name[1..].parse::<u32>().is_ok()).count();
+        let hint = if hosts > 0 { format!(" (hosts are h0 to h{})", hosts - 1) } else { String::new() };
+        format!("{}, ... and {} more{hint}", self.names[..SHOWN].join(", "), self.names.len() - SHOWN)
+    }
+}
+
 fn validate_udp_flow(key: &str, flow: &FlowSpec) -> Result<(), ScenarioError> {
     if flow.rate.is_none() {
         return Err(ScenarioError::new(format!("{key}.rate"), "a UDP flow needs a rate, e.g. \"10Mbps\""));
@@ -436,26 +467,6 @@ fn validate_restart(key: &str, flow: &FlowSpec) -> Result<(), ScenarioError> {
         return Err(ScenarioError::new(format!("{key}.restart"), "cannot be combined with on_time and off_time"));
     }
     Ok(())
-}
-
-/// An error when `present`: `topology.{key}` belongs to other kinds of topology.
-fn forbid(kind: TopologyKind, present: bool, key: &str, kinds: &str) -> Result<(), ScenarioError> {
-    if present {
-        Err(ScenarioError::new(
-            format!("topology.{key}"),
-            format!("only applies to {kinds} topologies, not '{}'", kind_name(kind)),
-        ))
-    } else {
-        Ok(())
-    }
-}
-
-fn kind_name(kind: TopologyKind) -> &'static str {
-    match kind {
-        TopologyKind::Dumbbell => "dumbbell",
-        TopologyKind::Chain => "chain",
-        TopologyKind::Custom => "custom",
-    }
 }
 
 fn validate_link(key: &str, link: &LinkSpec, needs_ends: bool) -> Result<(), ScenarioError> {

@@ -12,11 +12,11 @@ use super::{FlowHints, Simulation, PREFETCH_AHEAD_ABOVE_BYTES};
 use crate::cc::{self, ConnectionInfo};
 use crate::metrics::TimeSeries;
 use crate::net::channel::Channel;
-use crate::net::packet::PacketPool;
+use crate::net::packet::{flow_key, PacketKind, PacketPool};
 use crate::net::queue::{DropTail, QueueLimit};
 use crate::net::topology::Network;
 use crate::scenario::{
-    FlowSpec, LinkSpec, OffUnsent, OnOffDistribution, Protocol, QueueSpec, Scenario, ScenarioError, TcpSpec,
+    FlowSpec, LinkSpec, OffUnsent, OnOffDistribution, Protocol, QueueSpec, Routing, Scenario, ScenarioError, TcpSpec,
     TopologyKind, TopologySpec, TraceSpec,
 };
 use crate::sim::{rng_stream, unit_f64, Event, EventQueue, StreamKind};
@@ -71,6 +71,10 @@ impl Simulation {
         };
         let expanded: Vec<(usize, &FlowSpec)> = scenario.expanded_flows().collect();
         let plans = builder.place(&scenario, &expanded);
+        if scenario.topology.routing() == Routing::Ecmp {
+            let mut salt = rng_stream(builder.seed, builder.run, StreamKind::Ecmp, 0);
+            builder.network.use_ecmp(salt.next_u64());
+        }
         builder.network.compute_routes();
         let paths = FlowPaths::measure(&builder.network, &plans)?;
         builder.install_queues(&scenario.topology, &paths, largest_packet(&plans, &scenario));
@@ -83,7 +87,8 @@ impl Simulation {
             events: EventQueue::new(),
             pool: PacketPool::default(),
             network: builder.network,
-            tcp: Vec::new(),
+            // Reserved at once (a TCP flow's record is 2 KB): see `Network::reserve`.
+            tcp: Vec::with_capacity(plans.len()),
             udp: Vec::new(),
             outbox: Vec::new(),
             series: TimeSeries::default(),
@@ -103,8 +108,12 @@ impl Simulation {
         simulation.tcp_hints = simulation
             .tcp
             .iter()
-            .map(|f| FlowHints {
-                first_hops: [network.route(f.source, f.sink), network.route(f.sink, f.source)],
+            .zip(0u32..)
+            .map(|(f, index)| FlowHints {
+                first_hops: [
+                    network.route(f.source, f.sink, flow_key(PacketKind::TcpData, index)),
+                    network.route(f.sink, f.source, flow_key(PacketKind::TcpAck, index)),
+                ],
                 destinations: [network.destination_route(f.sink), network.destination_route(f.source)],
                 ..FlowHints::default()
             })
@@ -253,7 +262,26 @@ impl NetworkBuilder {
             TopologyKind::Dumbbell => self.place_dumbbell(&scenario.topology, &access, expanded),
             TopologyKind::Chain => self.place_chain(&scenario.topology, &access, expanded),
             TopologyKind::Custom => self.place_custom(&scenario.topology, &access, expanded),
+            TopologyKind::FatTree | TopologyKind::LeafSpine => self.place_fabric(scenario, &access, expanded),
         }
+    }
+
+    /// A fat tree's or leaf-spine's switches, hosts and links (`net/fabric.rs`), each link with
+    /// its tier's settings; flows run between the nodes they name.
+    fn place_fabric<'a>(
+        &mut self,
+        scenario: &Scenario,
+        access: &LinkSpec,
+        expanded: &[(usize, &'a FlowSpec)],
+    ) -> Vec<FlowPlan<'a>> {
+        let fabric = scenario.fabric().expect("validated: the fabric's sizes are set");
+        self.network.channels.reserve(2 * fabric.links.len());
+        let ids: Vec<u32> = fabric.nodes.iter().map(|(name, switch)| self.network.add_node(name, *switch)).collect();
+        for link in &fabric.links {
+            let spec = scenario.tier_link(link.tier).expect("validated: fabrics have access links");
+            self.add_link(&link.name, ids[link.from as usize], ids[link.to as usize], spec);
+        }
+        self.place_named_flows(access, expanded)
     }
 
     /// Two routers joined by the bottleneck; every flow gets its own sender and receiver host.
@@ -263,6 +291,8 @@ impl NetworkBuilder {
         access: &LinkSpec,
         expanded: &[(usize, &'a FlowSpec)],
     ) -> Vec<FlowPlan<'a>> {
+        // Two routers and the bottleneck, and two hosts and two access links a flow.
+        self.network.reserve(2 + 2 * expanded.len(), 1 + 2 * expanded.len());
         let left = self.network.add_node("left", true);
         let right = self.network.add_node("right", true);
         let bottleneck = topology.bottleneck.as_ref().expect("validated: dumbbells have a bottleneck");
@@ -284,6 +314,7 @@ impl NetworkBuilder {
     ) -> Vec<FlowPlan<'a>> {
         let routers = topology.routers.expect("validated: chains have routers");
         let hops = topology.hops.as_ref().expect("validated: chains have hops");
+        self.network.reserve(routers as usize + 2 * expanded.len(), routers as usize - 1 + 2 * expanded.len());
         let ids: Vec<u32> = (0..routers).map(|r| self.network.add_node(&format!("r{r}"), true)).collect();
         for hop in 0..routers as usize - 1 {
             let spec = if hops.len() == 1 { &hops[0] } else { &hops[hop] };
@@ -335,6 +366,12 @@ impl NetworkBuilder {
             let name = spec.name.clone().unwrap_or_else(|| format!("link{i}"));
             self.add_link(&name, from, to, spec);
         }
+        self.place_named_flows(access, expanded)
+    }
+
+    /// Flows between the nodes they name (`from`, `to`), behind their own sender host when they
+    /// set `access_delay`.
+    fn place_named_flows<'a>(&mut self, access: &LinkSpec, expanded: &[(usize, &'a FlowSpec)]) -> Vec<FlowPlan<'a>> {
         let mut plans = Vec::with_capacity(expanded.len());
         for (i, &(entry, spec)) in expanded.iter().enumerate() {
             let mut source = self.network.node(spec.from.as_ref().expect("validated")).expect("validated");
@@ -464,19 +501,28 @@ impl NetworkBuilder {
 
 impl FlowPaths {
     /// Each flow's base RTT (propagation there and back); an error names a flow with no route.
+    /// Paths are those of the flow's own packets (ECMP keys them by the flow's index among the
+    /// TCP flows or among the UDP sources, in plan order, as `add_flow` numbers them).
     fn measure(network: &Network, plans: &[FlowPlan]) -> Result<FlowPaths, ScenarioError> {
         let mut crossing_rtts: Vec<Vec<SimDuration>> = vec![Vec::new(); network.channels.len()];
         let mut base_rtts = Vec::with_capacity(plans.len());
+        let mut numbered = [0u32; 2];
         for plan in plans {
             let key = format!("flows[{}]", plan.entry);
             let name = |node: u32| &network.nodes[node as usize].name;
-            let there = network.path(plan.source, plan.sink).ok_or_else(|| {
+            let (data, back_kind, slot) = match plan.spec.protocol {
+                Protocol::Tcp => (PacketKind::TcpData, PacketKind::TcpAck, 0),
+                Protocol::Udp => (PacketKind::Udp, PacketKind::Udp, 1),
+            };
+            let index = numbered[slot];
+            numbered[slot] += 1;
+            let there = network.path(plan.source, plan.sink, flow_key(data, index)).ok_or_else(|| {
                 ScenarioError::new(
                     format!("{key}.to"),
                     format!("no route from '{}' to '{}'", name(plan.source), name(plan.sink)),
                 )
             })?;
-            let back = network.path(plan.sink, plan.source).ok_or_else(|| {
+            let back = network.path(plan.sink, plan.source, flow_key(back_kind, index)).ok_or_else(|| {
                 ScenarioError::new(
                     format!("{key}.from"),
                     format!("no route back from '{}' to '{}'", name(plan.sink), name(plan.source)),

@@ -9,6 +9,7 @@ use crate::metrics::{
 };
 use crate::net::topology::Network;
 use crate::results::{Results, Summary};
+use crate::scenario::SeriesKind;
 use crate::time::{as_millis_f64, as_secs_f64, SimDuration, SimTime};
 
 /// One queue time-series row per link direction at `now`, once the links' counters are brought to
@@ -44,8 +45,28 @@ pub fn sample_queues(
 const NOT_STARTED: &str = "not_started";
 
 impl Simulation {
-    /// One time-series row per flow and per link direction.
+    /// One time-series row per flow and per link direction, for the series the scenario keeps
+    /// (`simulation.time_series`). The sample is taken either way, so that a run's events, and
+    /// its other results, are the same with or without the series.
     pub(super) fn sample(&mut self) {
+        let kept = &self.scenario.simulation.time_series;
+        let (flows, queues) = (kept.contains(&SeriesKind::Flows), kept.contains(&SeriesKind::Queues));
+        if flows {
+            self.sample_flows();
+        }
+        if queues {
+            sample_queues(
+                &mut self.network,
+                self.events.now(),
+                self.sample_interval,
+                &mut self.transmitted_at_last_sample,
+                &mut self.series,
+            );
+        }
+    }
+
+    /// One time-series row per flow.
+    fn sample_flows(&mut self) {
         let now = self.events.now();
         let seconds = as_secs_f64(now);
         let interval = as_secs_f64(self.sample_interval);
@@ -97,13 +118,6 @@ impl Simulation {
             });
             f.received_at_last_sample = received;
         }
-        sample_queues(
-            &mut self.network,
-            now,
-            self.sample_interval,
-            &mut self.transmitted_at_last_sample,
-            &mut self.series,
-        );
     }
 
     /// The results tables as of now, leaving the simulation as it is (a run can go on).

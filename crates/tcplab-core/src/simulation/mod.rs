@@ -24,7 +24,7 @@ pub use link_network::{FlowEnds, LinkNetwork};
 pub use measurements::sample_queues;
 
 use crate::metrics::TimeSeries;
-use crate::net::packet::{DestinationRoute, Packet, PacketId, PacketKind, PacketPool};
+use crate::net::packet::{flow_key, DestinationRoute, Packet, PacketId, PacketKind, PacketPool};
 use crate::net::topology::{Network, NO_ROUTE};
 use crate::prefetch::{prefetch_hint, Hint};
 use crate::results::Results;
@@ -264,7 +264,7 @@ impl Simulation {
         }
         let channel = match next_hop.target() {
             Some((NextHopKind::Channel, channel)) => channel,
-            _ => self.network.route_to(node, destination, destination_route),
+            _ => self.network.route_to(node, destination, destination_route, flow_key(kind, flow)),
         };
         if channel == NO_ROUTE {
             self.unroutable_packets += 1;
@@ -284,7 +284,9 @@ impl Simulation {
     fn hop_after(&self, channel: u32, destination: (u32, DestinationRoute), kind: PacketKind, flow: u32) -> NextHop {
         let to = self.network.channels[channel as usize].to;
         match kind {
-            _ if to != destination.0 => NextHop::channel(self.network.route_to(to, destination.0, destination.1)),
+            _ if to != destination.0 => {
+                NextHop::channel(self.network.route_to(to, destination.0, destination.1, flow_key(kind, flow)))
+            }
             PacketKind::TcpData => NextHop::tcp_receiver(flow),
             PacketKind::TcpAck => NextHop::tcp_sender(flow),
             PacketKind::Udp => NextHop::UNKNOWN,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tcplab._core import ScenarioError
-from tcplab.backends.preflight_common import check_links, links
+from tcplab.backends.preflight_common import check_links, check_single_path, links
 from tcplab.backends.preflight_common import show as _show
 
 INSTALL_HINT = "install Debian's ns-2.35 with 'apt-get install ns2' (the test setup does)"
@@ -279,6 +279,7 @@ def check_params(cc: str, module: str | None, params: dict[str, Any], key: str) 
 
 def check_scenario(scenario: dict[str, Any]) -> None:
     """Refuses, by key, what ns-2 cannot express. ``scenario`` is resolved (defaults filled)."""
+    check_single_path(scenario, "ns-2")
     for key, link in links(scenario):
         queue = link.get("queue") or {}
         if (queue.get("kind") if isinstance(queue, dict) else queue) == "step":

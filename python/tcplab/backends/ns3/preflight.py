@@ -15,7 +15,7 @@ from typing import Any
 
 from tcplab import _core
 from tcplab._core import ScenarioError
-from tcplab.backends.preflight_common import check_links
+from tcplab.backends.preflight_common import check_links, check_single_path
 from tcplab.backends.preflight_common import show as _show
 
 # tcplab algorithm -> ns-3 3.44 TypeId (src/internet/model/tcp-*.cc). `reno` is Linux's Reno
@@ -330,6 +330,7 @@ QUEUE_KINDS = ("droptail", "red", "codel", "fq_codel", "pie", "step")
 
 def check_scenario(scenario: dict[str, Any]) -> None:
     """Refuses, by key, what the ns-3 back-end cannot express. ``scenario`` is resolved."""
+    check_single_path(scenario, "ns-3")
     for key, link, _ in check_links(scenario, "ns-3", QUEUE_KINDS, "to RateErrorModel per packet",
                                     features=("delay_schedule", "jitter")):
         for direction_key, direction in [(key, link)] + [(f"{key}.{d}", link[d]) for d in ("forward", "reverse")
