@@ -123,13 +123,8 @@ void BPF_PROG(bic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct bic *ca = TCPLAB_STATE(struct bic, sk);
 
-	if (param_freeze_when_not_cwnd_limited && !tcplab_is_cwnd_limited(tp))
+	if (!tcplab_slow_start_leaves(tp, &acked, param_freeze_when_not_cwnd_limited))
 		return;
-	if (tcplab_in_slow_start(tp)) {
-		acked = tcplab_slow_start(tp, acked);
-		if (!acked)
-			return;
-	}
 	tcplab_additive_increase(tp, bic_cnt(tp->snd_cwnd, ca->w_max), acked);
 }
 

@@ -107,13 +107,8 @@ void BPF_PROG(hspeed_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct hspeed *ca = TCPLAB_STATE(struct hspeed, sk);
 	__u32 cwnd;
 
-	if (param_freeze_when_not_cwnd_limited && !tcplab_is_cwnd_limited(tp))
+	if (!tcplab_slow_start_leaves(tp, &acked, param_freeze_when_not_cwnd_limited))
 		return;
-	if (tcplab_in_slow_start(tp)) {
-		acked = tcplab_slow_start(tp, acked);
-		if (!acked)
-			return;
-	}
 	cwnd = tp->snd_cwnd;
 	ca->credit_q16 += hs_increase_q16(cwnd) * acked;
 	/* At most 64 segments per ACK here; anything beyond stays in the counter for the next. */

@@ -188,13 +188,8 @@ void BPF_PROG(lp_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 
 	if (lp_within_inference(sk, ca))
 		return;
-	if (param_freeze_when_not_cwnd_limited && !tcplab_is_cwnd_limited(tp))
+	if (!tcplab_slow_start_leaves(tp, &acked, param_freeze_when_not_cwnd_limited))
 		return;
-	if (tcplab_in_slow_start(tp)) {
-		acked = tcplab_slow_start(tp, acked);
-		if (!acked)
-			return;
-	}
 	tcplab_additive_increase(tp, tp->snd_cwnd, acked);
 }
 

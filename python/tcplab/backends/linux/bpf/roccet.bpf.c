@@ -410,13 +410,8 @@ void BPF_PROG(roccet_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 
 	if (!s || !s->grow_this_ack)
 		return;
-	if (param_freeze_when_not_cwnd_limited && !tcplab_is_cwnd_limited(tp))
+	if (!tcplab_slow_start_leaves(tp, &acked, param_freeze_when_not_cwnd_limited))
 		return;
-	if (tcplab_in_slow_start(tp)) {
-		acked = tcplab_slow_start(tp, acked);
-		if (!acked)
-			return;
-	}
 	cubic_update(s, tp->tcp_mstamp, tp->snd_cwnd, acked);
 	tcplab_additive_increase(tp, s->cnt, acked);
 }

@@ -139,6 +139,21 @@ static __always_inline __u32 tcplab_slow_start(struct tcp_sock *tp, __u32 acked)
 	return acked;
 }
 
+/* How a Reno-like cong_avoid opens: no growth when the simulator's freeze_when_not_cwnd_limited
+ * is set and the sender did not fill cwnd; otherwise slow start takes what it can of the
+ * acknowledged segments. True when congestion avoidance has segments to grow by (*acked then
+ * holds them); false when nothing is left to do. */
+static __always_inline bool tcplab_slow_start_leaves(struct tcp_sock *tp, __u32 *acked, bool freeze_when_not_cwnd_limited)
+{
+	if (freeze_when_not_cwnd_limited && !tcplab_is_cwnd_limited(tp))
+		return false;
+	if (tcplab_in_slow_start(tp)) {
+		*acked = tcplab_slow_start(tp, *acked);
+		return *acked != 0;
+	}
+	return true;
+}
+
 /* Additive increase: one segment per w acknowledged segments (w = cwnd is Reno's one segment
  * per RTT), counted in snd_cwnd_cnt as Linux does. */
 static __always_inline void tcplab_additive_increase(struct tcp_sock *tp, __u32 w, __u32 acked)

@@ -113,13 +113,8 @@ void BPF_PROG(vegas_set_state, struct sock *sk, __u8 new_state)
 /* Too few samples for Vegas: Reno for the round. */
 static __always_inline void reno_round(struct tcp_sock *tp, __u32 acked)
 {
-	if (param_freeze_when_not_cwnd_limited && !tcplab_is_cwnd_limited(tp))
+	if (!tcplab_slow_start_leaves(tp, &acked, param_freeze_when_not_cwnd_limited))
 		return;
-	if (tcplab_in_slow_start(tp)) {
-		acked = tcplab_slow_start(tp, acked);
-		if (!acked)
-			return;
-	}
 	tcplab_additive_increase(tp, tp->snd_cwnd, acked);
 }
 
