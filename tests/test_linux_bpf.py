@@ -24,6 +24,11 @@ MSS = 1448
 INITIAL_WINDOW_BYTES = 10 * MSS
 
 
+# Algorithms that need ECN marks run through a step queue (DCTCP's home ground); the others through
+# drop-tail.
+MARKING_QUEUE = {"dctcp": 'queue = { kind = "step", threshold = "20p" }, '}
+
+
 def one_flow(cc: str, params: str = "", duration: str = "3s") -> str:
     return f"""
 name = "bpf-{cc}"
@@ -32,7 +37,7 @@ duration = "{duration}"
 sample_interval = "50ms"
 [topology]
 kind = "dumbbell"
-bottleneck = {{ rate = "20Mbps", delay = "9ms", buffer = "1BDP" }}
+bottleneck = {{ {MARKING_QUEUE.get(cc, "")}rate = "20Mbps", delay = "9ms", buffer = "1BDP" }}
 access = {{ rate = "1Gbps", delay = "1ms", buffer = "1000p" }}
 [[flows]]
 cc = "{cc}"
@@ -52,6 +57,9 @@ def test_each_bpf_algorithm_registers_carries_a_flow_and_is_unregistered(algorit
     cwnd = result.timeseries["cwnd_bytes"].dropna()
     assert cwnd.max() > INITIAL_WINDOW_BYTES, f"{algorithm}'s cwnd never grew past the initial window"
     assert result.flows["bytes_delivered"].iloc[0] > 0
+    if algorithm in MARKING_QUEUE:
+        bottleneck = result.links[(result.links["link"] == "bottleneck") & (result.links["direction"] == "forward")]
+        assert bottleneck["ecn_marks"].iloc[0] > 0, "the kernel's packets were not ECN-capable"
     assert not registered_now(algorithm)
 
 
