@@ -192,6 +192,16 @@ def test_the_summary_shows_udp_loss_and_jitter(quickstart, tmp_path, capsys):
     assert udp_row["jitter_ms"] > 0 and flows.loc[flows["protocol"] == "tcp", "jitter_ms"].isna().all()
 
 
+def test_the_summary_lists_the_first_flows_of_many_and_counts_the_rest(quickstart, tmp_path, capsys):
+    from tcplab.cli import SUMMARY_FLOWS
+
+    out = tmp_path / "many"
+    assert main(["run", str(quickstart), "-t", "0.2", "-s", "flows.0.count=40", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"the first {SUMMARY_FLOWS} of 41 TCP flows (all in flows.parquet)" in printed
+    assert "cubic-19" in printed and "cubic-20" not in printed
+
+
 def test_the_readme_algorithm_table_lists_every_registered_algorithm():
     import re
     from pathlib import Path

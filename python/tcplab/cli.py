@@ -298,6 +298,10 @@ def _safe(name: str) -> str:
     return cleaned or "run"
 
 
+# The run summary's flows table lists at most this many flows (a fabric runs thousands).
+SUMMARY_FLOWS = 20
+
+
 def _print_summary(result, wall_seconds: float) -> None:
     from rich.table import Table
 
@@ -332,12 +336,17 @@ def _print_summary(result, wall_seconds: float) -> None:
     flows.add_column("cc", min_width=max((len(r["cc"] or r["protocol"]) for r in flow_rows), default=2), no_wrap=True)
     for column in ["goodput Mb/s", "retx", "timeouts", "fast rec.", "RTT mean ms", "RTT p95 ms", "completion"]:
         flows.add_column(column, justify="right", overflow="fold")
-    for row in flow_rows:
+    for row in flow_rows[:SUMMARY_FLOWS]:
         flows.add_row(
             row["name"], row["cc"] or row["protocol"], f"{row['goodput_bps'] / 1e6:.2f}", str(row["retransmitted_segments"]),
             _fmt(row["timeouts"], "{:.0f}"), _fmt(row["fast_recoveries"], "{:.0f}"), _fmt(row["rtt_mean_ms"]),
             _fmt(row["rtt_p95_ms"]), completion(row),
         )
+    if len(flow_rows) > SUMMARY_FLOWS:
+        goodputs = sorted(row["goodput_bps"] / 1e6 for row in flow_rows)
+        flows.caption = (f"the first {SUMMARY_FLOWS} of {len(flow_rows):,} TCP flows (all in flows.parquet); goodput over all: "
+                         f"min {goodputs[0]:.2f}, median {goodputs[len(goodputs) // 2]:.2f}, max {goodputs[-1]:.2f} Mb/s")
+        flows.caption_justify = "left"
     if flow_rows:
         console.print(flows)
     _print_udp_summary(console, [row for row in all_rows if row["protocol"] == "udp"])
