@@ -6,14 +6,10 @@ time (at most 5 s here)."""
 
 from __future__ import annotations
 
-import os
 
 import pytest
 
 import tcplab
-
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the Linux back-end needs root (namespaces, TUN devices, BPF)")
-
 
 def dumbbell(cc: str, bottleneck: str, duration: str, count: int = 1) -> str:
     return f"""
