@@ -6,10 +6,10 @@ time (at most 5 s here)."""
 
 from __future__ import annotations
 
-
 import pytest
 
 import tcplab
+
 
 def dumbbell(cc: str, bottleneck: str, duration: str, count: int = 1) -> str:
     return f"""
