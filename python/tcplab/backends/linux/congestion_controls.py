@@ -55,8 +55,8 @@ def kernel_name(algorithm: str) -> str:
 
 def plan(scenario: dict[str, Any]) -> list[BpfPlan]:
     """The BPF algorithms the scenario's TCP flows need, checked: refuses an algorithm that has
-    neither form, a parameter the kernel version cannot honour, and one algorithm with two sets of
-    parameters (the kernel holds one instance of each). ``scenario`` is resolved."""
+    neither form and one algorithm with two sets of parameters (the kernel holds one instance of
+    each); ``prepare`` checks the parameters themselves. ``scenario`` is resolved."""
     available = kernel_algorithms()
     chosen: dict[str, tuple[str, dict[str, Any]]] = {}
     for index, flow in enumerate(scenario["flows"]):
@@ -73,7 +73,7 @@ def plan(scenario: dict[str, Any]) -> list[BpfPlan]:
         if cc in chosen and chosen[cc][1] != params:
             raise ScenarioError(
                 f"{key}.params: flows of '{cc}' with different params cannot share a kernel run (the kernel holds one "
-                f"instance of tcplab_{cc}, set up as {chosen[cc][0]}.params); run them separately")
+                f"instance of {bpf_build.kernel_name(cc)}, set up as {chosen[cc][0]}.params); run them separately")
         chosen.setdefault(cc, (key, params))
     return [BpfPlan(cc, params, key) for cc, (key, params) in chosen.items()]
 
