@@ -40,10 +40,10 @@ def rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def number(out: Path, experiment: str, quantity: str, condition: str) -> float:
+def number(out: Path, experiment: str, quantity: str, condition: str, column: str = "measured") -> float:
     for row in rows(out / "numbers.csv"):
         if (row["experiment"], row["quantity"], row["condition"]) == (experiment, quantity, condition):
-            return float(row["measured"])
+            return float(row[column])
     raise AssertionError(f"no number {experiment} / {quantity} / {condition}")
 
 
@@ -121,13 +121,16 @@ def test_roccets_capacity_drop_has_the_kernels_cubic_beside_the_simulators(rocce
     assert claim(roccet, "CUBIC does not react to the halved capacity")["engines"].startswith("linux: ")
 
 
-def test_rta_switches_at_the_step_and_back_on_both_profiles_and_on_ns3(rta):
+def test_rta_switches_at_the_step_and_back_on_both_profiles_on_ns3_and_on_the_kernel(rta):
     for profile in ("ns3 profile", "linux profile"):
         assert 0 < number(rta, "topology step", "switch to Hybla after the step", profile) < 5
         assert 0 < number(rta, "topology step", "switch back to NewReno after the return", profile) < 5
+    # The kernel's switches, reported by tcplab's BPF TCP-RTA.
+    assert 0 < number(rta, "topology step", "switch to Hybla after the step", "linux profile", "linux_measured") < 5
+    assert 0 < number(rta, "topology step", "switch back to NewReno after the return", "linux profile", "linux_measured") < 5
     row = claim(rta, "TCP-RTA switches to Hybla")
     assert row["verdict"] == "reproduced"
-    assert row["engines"] == "ns3: reproduced"
+    assert row["engines"] == "ns3: reproduced; linux: reproduced"
 
 
 def test_rta_throughput_and_switching_times_are_recomputed_from_the_sweep_tables(rta):
