@@ -42,7 +42,11 @@ fn dumbbell(rate: &str, delay: &str, buffer: &str, extra: &str, flows: &str, dur
 
 #[test]
 fn vegas_keeps_between_alpha_and_beta_packets_queued_per_flow() {
-    let results = run(&dumbbell("10Mbps", "25ms", "1000p", "", "[[flows]]\ncc = \"vegas\"\ncount = 2", "60s"));
+    // Without handshakes both flows measure their base RTT on an empty queue; with them the
+    // second one's first samples can include the first one's queue, Vegas's known base-RTT
+    // error (docs/algorithms/vegas.md), which this test is not about.
+    let flows = "[tcp]\nsyn = false\n[[flows]]\ncc = \"vegas\"\ncount = 2";
+    let results = run(&dumbbell("10Mbps", "25ms", "1000p", "", flows, "60s"));
     // alpha = 2, beta = 4 segments per flow; allow one segment either side for sampling.
     let per_flow = mean_queue(&results, 20.0) / 2.0;
     assert!((1.0..=5.0).contains(&per_flow), "{per_flow} packets queued per flow");
@@ -401,7 +405,11 @@ fn roccet_never_leaves_launch_when_the_buffer_cannot_double_the_rtt_unless_a_los
     let retransmitted =
         |r: &Results| r.flows.u64("retransmitted_segments")[0] as f64 / r.flows.u64("packets_sent")[0] as f64;
     let ignoring = run(&text("1BDP", "params = { launch_loss = \"ignore\" }"));
-    assert!(events(&ignoring).is_empty(), "{:?}", events(&ignoring));
+    // The sender's own events (undone spurious timeouts on this overflowing path) are not ROCCET's.
+    let roccet_events = |r: &Results| -> Vec<(f64, String)> {
+        events(r).into_iter().filter(|(_, e)| e.starts_with("roccet")).collect()
+    };
+    assert!(roccet_events(&ignoring).is_empty(), "{:?}", roccet_events(&ignoring));
     assert!(retransmitted(&ignoring) > 0.1, "retransmitted fraction {}", retransmitted(&ignoring));
     let exiting = run(&text("1BDP", ""));
     let exits: Vec<f64> = events(&exiting).iter().filter(|(_, e)| e == "roccet_launch_exit").map(|(t, _)| *t).collect();

@@ -401,10 +401,12 @@ fn application_rate_limits_and_linux_freezes_cwnd_when_not_cwnd_limited() {
         let goodput = results.flows.f64("goodput_bps")[0];
         assert!((4.8e6..5.1e6).contains(&goodput), "goodput {goodput}");
     }
-    // 5 Mbit/s at ~44 ms RTT is about 19 segments in flight. Linux Reno stops growing near that;
+    // 5 Mbit/s at ~44 ms RTT is about 19 segments in flight. Linux Reno stops growing near that
+    // (in slow start at twice the largest flight of a round, `tcp_is_cwnd_limited`: the data the
+    // application wrote during the handshake leaves in the first rounds, so about 2 x 42);
     // ns-2-style NewReno keeps growing on every ACK.
     let last = |r: &Results| *r.flow_series.f64("cwnd_bytes").last().unwrap() / 1448.0;
-    assert!(last(&reno) < 60.0, "reno cwnd {}", last(&reno));
+    assert!(last(&reno) < 100.0, "reno cwnd {}", last(&reno));
     assert!(last(&newreno) > 200.0, "newreno cwnd {}", last(&newreno));
 }
 

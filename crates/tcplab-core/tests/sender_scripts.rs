@@ -8,7 +8,7 @@ use tcplab_core::cc::{self, ConnectionInfo};
 use tcplab_core::net::packet::{Ecn, Packet, PacketKind};
 use tcplab_core::sim::{Event, EventQueue};
 use tcplab_core::tcp::sender::TcpSender;
-use tcplab_core::tcp::{EcnEcho, EndpointContext, RecoveryMode, TcpConfig};
+use tcplab_core::tcp::{AckPolicy, EcnEcho, EndpointContext, RecoveryMode, TcpConfig};
 use tcplab_core::time::{NANOS_PER_MILLI as MS, NANOS_PER_SEC as SEC};
 
 const MSS: u64 = 1000;
@@ -42,6 +42,7 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         ect_retransmissions: false,
         rto_restart: tcplab_core::tcp::RtoRestart::NewData,
         quick_ack_segments: 0,
+        ack_policy: AckPolicy::Counted,
         limited_transmit: true,
         duplicate_threshold: 3,
         min_rto: 200 * MS,

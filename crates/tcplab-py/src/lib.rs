@@ -248,6 +248,13 @@ fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     Ok(list)
 }
 
+/// The Linux receive buffer (tcp_rmem[2], bytes) whose window share is `window` bytes: the Linux
+/// back-end sets it so that the kernel's window may grow as far as the simulator's.
+#[pyfunction]
+fn linux_receive_buffer(window: u64) -> u64 {
+    tcplab_core::tcp::linux_ack::buffer_for_window(window)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -259,6 +266,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_class::<link_emulator::LinkEmulator>()?;
     m.add("FLOW_PORT_BASE", tcplab_emu::FLOW_PORT_BASE)?;
+    m.add_function(wrap_pyfunction!(linux_receive_buffer, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(network, m)?)?;
     m.add_function(wrap_pyfunction!(warnings, m)?)?;

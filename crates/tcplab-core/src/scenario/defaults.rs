@@ -7,7 +7,8 @@ use super::model::{DirectionSpec, LinkSpec, QueueKind, QueueSpec, Scenario, TcpP
 use crate::cc;
 use crate::net::pie::PieParams;
 use crate::tcp::{
-    AckDelayMode, AlgorithmRtt, EcnResponse, RecoveryMode, ReductionBase, RtoFormula, RtoRestart, RttSampling,
+    AckDelayMode, AckPolicy, AlgorithmRtt, EcnResponse, RecoveryMode, ReductionBase, RtoFormula, RtoRestart,
+    RttSampling,
 };
 use crate::time::{NANOS_PER_MILLI, NANOS_PER_SEC};
 use crate::units::{Buffer, Bytes, Duration, Rate};
@@ -77,6 +78,7 @@ impl TcpSpec {
             ecn: Some(false),
             pacing: Some(false),
             ack_delay: Some(AckDelayMode::None),
+            ack_policy: Some(AckPolicy::Counted),
             ack_delay_max: seconds(2),
             ..TcpSpec::default()
         };
@@ -111,6 +113,7 @@ impl TcpSpec {
             ect_retransmissions,
             rto_restart,
             quick_acks,
+            ack_policy,
             limited_transmit,
             duplicate_threshold,
             min_rto,
@@ -177,9 +180,10 @@ fn linux_profile() -> TcpSpec {
         algorithm_rtt: Some(AlgorithmRtt::Sample),
         reduction_base: Some(ReductionBase::FlightSize),
         ecn_response: Some(EcnResponse::Linux),
-        syn: Some(false),
+        syn: Some(true),
         ect_retransmissions: Some(false),
         quick_acks: Some(16),
+        ack_policy: Some(AckPolicy::Linux),
         limited_transmit: Some(true),
         min_rto: millis(200),
         initial_rto: seconds(1),

@@ -451,7 +451,7 @@ mod tests {
 
     #[test]
     fn the_simulator_profiles_hold_their_simulators_defaults() {
-        use crate::tcp::{AlgorithmRtt, EcnResponse, ReductionBase, RtoFormula, RttSampling};
+        use crate::tcp::{AckPolicy, AlgorithmRtt, EcnResponse, ReductionBase, RtoFormula, RttSampling};
         let config = |profile: &str| {
             let text = MINIMAL.replace("[[flows]]", &format!("[tcp]\nprofile = \"{profile}\"\n[[flows]]"));
             Scenario::from_toml(&text).unwrap().tcp.to_config("tcp").unwrap()
@@ -477,9 +477,10 @@ mod tests {
             let c = config(profile);
             assert_eq!((c.rtt_sampling, c.ecn_response), (RttSampling::EveryAck, EcnResponse::Linux));
         }
-        // ns-3's TcpSocketBase always opens with a handshake and hands algorithms the SRTT.
+        // Linux and ns-3's TcpSocketBase open with a handshake; ns-3 hands algorithms the SRTT.
         let (linux, ns3) = (config("linux"), config("ns3"));
-        assert!(!linux.syn && ns3.syn);
+        assert!(linux.syn && ns3.syn);
+        assert_eq!((linux.ack_policy, ns3.ack_policy), (AckPolicy::Linux, AckPolicy::Counted));
         assert_eq!((linux.algorithm_rtt, ns3.algorithm_rtt), (AlgorithmRtt::Sample, AlgorithmRtt::Smoothed));
         assert_eq!((linux.reduction_base, ns3.reduction_base), (ReductionBase::FlightSize, ReductionBase::Pipe));
         assert_eq!(ns3.initial_rto, 3_000 * NANOS_PER_MILLI, "ConnTimeout times the SYN");

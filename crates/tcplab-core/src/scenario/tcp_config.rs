@@ -76,6 +76,7 @@ impl TcpSpec {
             ect_retransmissions: full.ect_retransmissions.expect("defaults fill every key"),
             rto_restart: full.rto_restart.expect("defaults fill every key"),
             quick_ack_segments: full.quick_acks.expect("defaults fill every key"),
+            ack_policy: full.ack_policy.expect("defaults fill every key"),
             limited_transmit: full.limited_transmit.expect("defaults fill every key"),
             duplicate_threshold,
             min_rto,

@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::tcp::{
-    AckDelayMode, AlgorithmRtt, EcnResponse, RecoveryMode, ReductionBase, RtoFormula, RtoRestart, RttSampling,
+    AckDelayMode, AckPolicy, AlgorithmRtt, EcnResponse, RecoveryMode, ReductionBase, RtoFormula, RtoRestart,
+    RttSampling,
 };
 use crate::units::{Bytes, Duration};
 
@@ -77,6 +78,10 @@ pub struct TcpSpec {
     /// Segments the receiver ACKs at once before delayed ACKs start (Linux quick-ACK mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quick_acks: Option<u32>,
+    /// When the receiver ACKs: "linux" (its quick-ACK, window-growth and SACK-compression rules,
+    /// with receive-buffer autotuning) or "counted" (every `delayed_ack_count` segments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_policy: Option<AckPolicy>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_transmit: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

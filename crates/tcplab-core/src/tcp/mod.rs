@@ -2,6 +2,7 @@
 //! delayed ACKs. The sender calls a [`crate::cc::CongestionControl`] through its trait and owns no
 //! algorithm logic.
 
+pub mod linux_ack;
 pub mod prr;
 pub mod rack;
 pub mod receiver;
@@ -105,6 +106,18 @@ pub enum RtoRestart {
     EveryAck,
 }
 
+/// When the receiver ACKs in-order data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AckPolicy {
+    /// RFC 5681 section 4.2: every `delayed_ack_count` segments or on the timer, the first
+    /// `quick_acks` segments at once (ns-2's and ns-3's sinks, with no quick ACKs).
+    Counted,
+    /// Linux's rules (`linux_ack.rs`): quick-ACK mode, an ACK at once whenever the offered
+    /// window grows, receive-buffer autotuning, compressed SACKs.
+    Linux,
+}
+
 /// Receiver-based delay control (Active Delay Control): how long the receiver holds each ACK.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -160,9 +173,11 @@ pub struct TcpConfig {
     /// 6.1.5 forbids it (a router could then mark instead of drop a repair).
     pub ect_retransmissions: bool,
     pub rto_restart: RtoRestart,
-    /// The first segments a receiver ACKs at once, before delayed ACKs start (Linux quick-ACK
-    /// mode); 0 turns it off.
+    /// The first segments a receiver ACKs at once, before delayed ACKs start; with the Linux ACK
+    /// policy the most quick ACKs one episode gives (TCP_MAX_QUICKACKS); 0 turns them off.
     pub quick_ack_segments: u32,
+    /// When the receiver ACKs, and (Linux) the window it offers.
+    pub ack_policy: AckPolicy,
     pub limited_transmit: bool,
     /// Duplicate ACKs (or SACKed segments above a hole) that signal a loss.
     pub duplicate_threshold: u32,

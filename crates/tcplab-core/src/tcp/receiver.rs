@@ -2,10 +2,11 @@
 //! blocks (RFC 2018), delayed ACKs (RFC 5681 section 4.2), ECN echo (RFC 3168, or DCTCP's of RFC
 //! 8257 section 3.2) and the receive window.
 //!
-//! ACK policy: out-of-order, duplicate and hole-filling segments are acknowledged at once; so are
-//! the first `quick_ack_segments` segments of the connection (Linux's quick-ACK mode at the start,
-//! `tcp_incr_quickack`: up to 16 segments); after that in-order segments are acknowledged every
-//! `delayed_ack_count` segments or when the delayed-ACK timer expires.
+//! ACK policy `counted`: out-of-order, duplicate and hole-filling segments are acknowledged at once;
+//! so are the first `quick_ack_segments` segments of the connection; after that in-order segments
+//! are acknowledged every `delayed_ack_count` segments or when the delayed-ACK timer expires, and
+//! the window offered is the free buffer. Policy `linux` follows Linux's rules instead
+//! (`linux_ack.rs`: quick-ACK mode, window growth and autotuning, compressed SACKs).
 //!
 //! Timestamps (RFC 7323 section 4.3): every ACK echoes TS.Recent, the send time of the segment
 //! that last advanced the left edge of the window: TS.Recent takes a segment's send time when the
@@ -29,7 +30,8 @@ use crate::cc::sdc::{delay_after_calm_round, delay_after_mark};
 use crate::histogram::DelayHistogram;
 use crate::net::packet::{Ecn, Packet, PacketKind, MAX_SACK_BLOCKS};
 use crate::sim::Event;
-use crate::tcp::{AckDelayMode, EcnEcho, EndpointContext, TcpConfig};
+use crate::tcp::linux_ack::{AckTiming, Arrival, LinuxAckPolicy};
+use crate::tcp::{AckDelayMode, AckPolicy, EcnEcho, EndpointContext, RecoveryMode, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 
 /// 1-bit RDC delays only while the estimated window is at most this many segments (as SDC).
@@ -122,6 +124,8 @@ pub struct TcpReceiver {
     /// The right edge of the last window advertised (ACK number + window): later ACKs never
     /// offer less (RFC 9293 section 3.8.6.2.2, Linux `tcp_select_window`: no shrinking).
     window_right_edge: u64,
+    /// The byte range of the data segment that arrived last.
+    last_arrival: (u64, u64),
     /// Segments received since the last ACK, and in all (for quick ACKs).
     unacknowledged_segments: u32,
     segments_received: u64,
@@ -140,6 +144,8 @@ pub struct TcpReceiver {
     held_acks: VecDeque<(SimTime, Packet)>,
     pending_stamp: SimDuration,
     pub one_bit: OneBitRdc,
+    /// The Linux ACK policy's state (`ack_policy = "linux"`).
+    linux: Option<Box<LinuxAckPolicy>>,
     pub stats: ReceiverStats,
 }
 
@@ -151,14 +157,19 @@ impl TcpReceiver {
     }
 
     pub fn new(flow: u32, destination: u32, config: TcpConfig) -> Self {
+        let linux = (config.ack_policy == AckPolicy::Linux).then(|| {
+            let sack = config.recovery == RecoveryMode::Sack;
+            Box::new(LinuxAckPolicy::new(config.mss, config.receive_window, config.quick_ack_segments, sack))
+        });
         Self {
             flow,
             destination,
             rcv_nxt: 0,
             out_of_order: Vec::new(),
             held_bytes: 0,
-            // The sender starts with the whole buffer as its window (no handshake is modelled).
-            window_right_edge: config.receive_window,
+            // The sender starts with the window a SYN-ACK would offer.
+            window_right_edge: linux.as_ref().map_or(config.receive_window, |policy| policy.offered_window(0)),
+            last_arrival: (0, 0),
             unacknowledged_segments: 0,
             segments_received: 0,
             ts_recent: 0,
@@ -170,6 +181,7 @@ impl TcpReceiver {
             held_acks: VecDeque::new(),
             pending_stamp: 0,
             one_bit: OneBitRdc::default(),
+            linux,
             stats: ReceiverStats::default(),
             config,
         }
@@ -184,7 +196,10 @@ impl TcpReceiver {
     /// the edge back as SACKed data piles up above it, and a sender limited by the window could
     /// send almost nothing in recovery; Linux and ns-2's sinks never do that.
     fn advertised_window(&mut self) -> u64 {
-        let free = self.config.receive_window.saturating_sub(self.held_bytes);
+        let free = match &self.linux {
+            Some(policy) => policy.offered_window(self.held_bytes),
+            None => self.config.receive_window.saturating_sub(self.held_bytes),
+        };
         let window = free.max(self.window_right_edge.saturating_sub(self.rcv_nxt));
         self.window_right_edge = self.rcv_nxt + window;
         window
@@ -204,7 +219,7 @@ impl TcpReceiver {
                 destination: self.destination,
                 wire_bytes: self.config.header_bytes as u32,
                 ack: self.rcv_nxt,
-                receive_window: u32::try_from(self.config.receive_window).unwrap_or(u32::MAX),
+                receive_window: u32::try_from(self.window_right_edge).unwrap_or(u32::MAX),
                 sent_at: now,
                 ts_echo: data.sent_at,
                 ts_echo_arrival: now,
@@ -222,6 +237,7 @@ impl TcpReceiver {
         if ce {
             self.stats.ce_received += 1;
         }
+        let ece_was_pending = self.ece_pending;
         if self.config.ecn_echo == EcnEcho::Rfc3168 {
             if data.cwr {
                 self.ece_pending = false;
@@ -239,31 +255,71 @@ impl TcpReceiver {
             self.ts_recent_arrival = now;
         }
         let had_holes = !self.out_of_order.is_empty();
-        let mut immediate;
-        if end <= self.rcv_nxt || self.is_held(start, end) {
+        self.last_arrival = (start, end);
+        let arrival = if end <= self.rcv_nxt || self.is_held(start, end) {
             self.stats.duplicate_bytes += data.payload_bytes as u64;
-            immediate = true;
+            Arrival::Duplicate
         } else if start <= self.rcv_nxt {
             self.deliver_up_to(end, now);
-            immediate = had_holes;
+            Arrival::InOrder
         } else {
             self.hold(start, end);
-            immediate = true;
-        }
-        immediate |= ce_state_changed;
+            Arrival::OutOfOrder
+        };
         self.unacknowledged_segments += 1;
         self.segments_received += 1;
+        let ce_episode = self.ece_pending && !ece_was_pending;
+        let timing = match self.linux.is_some() {
+            _ if ce_state_changed || !self.config.delayed_ack => AckTiming::Now,
+            true => self.linux_timing(data, arrival, had_holes, ce_episode, now),
+            false => self.counted_timing(arrival, had_holes),
+        };
+        match timing {
+            AckTiming::Now => self.send_ack(Some((start, end)), ctx),
+            AckTiming::After(delay) => self.arm_ack_timer(now + delay, ctx),
+            AckTiming::Delayed => self.arm_ack_timer(now + self.config.delayed_ack_timeout, ctx),
+        }
+    }
+
+    /// RFC 5681 section 4.2: at once for anything but in-order data into a buffer without holes,
+    /// for the first `quick_ack_segments` segments, and for every `delayed_ack_count`th.
+    fn counted_timing(&self, arrival: Arrival, had_holes: bool) -> AckTiming {
+        let immediate = arrival != Arrival::InOrder || had_holes;
         let enough = self.unacknowledged_segments >= self.config.delayed_ack_count;
         let quick = self.segments_received <= self.config.quick_ack_segments as u64;
-        if immediate || quick || !self.config.delayed_ack || enough {
-            self.send_ack(Some((start, end)), ctx);
-        } else if self.delayed_ack_deadline.is_none() {
-            let deadline = now + self.config.delayed_ack_timeout;
-            self.delayed_ack_deadline = Some(deadline);
-            if self.delayed_ack_event_at.is_none_or(|at| at > deadline) {
-                self.delayed_ack_event_at = Some(deadline);
-                ctx.events.schedule(deadline, Event::DelayedAckTimer { flow: self.flow });
-            }
+        if immediate || quick || enough {
+            AckTiming::Now
+        } else {
+            AckTiming::Delayed
+        }
+    }
+
+    /// Linux's rules (`linux_ack.rs`), told of the segment and of what the application read.
+    fn linux_timing(
+        &mut self,
+        data: &Packet,
+        arrival: Arrival,
+        had_holes: bool,
+        ce_episode: bool,
+        now: SimTime,
+    ) -> AckTiming {
+        let ts_echo = if self.config.timestamps { data.ts_echo } else { 0 };
+        let holes = !self.out_of_order.is_empty();
+        let policy = self.linux.as_deref_mut().expect("called with the Linux policy only");
+        policy.on_segment(now, data.payload_bytes as u64, ts_echo, arrival, self.rcv_nxt, ce_episode);
+        if arrival == Arrival::InOrder {
+            policy.on_read(now, self.stats.delivered_bytes);
+        }
+        policy.timing(self.rcv_nxt - self.last_ack_sent, holes, had_holes && !holes, self.rcv_nxt)
+    }
+
+    /// The ACK goes out by `deadline` at the latest (a pending earlier deadline stays).
+    fn arm_ack_timer(&mut self, deadline: SimTime, ctx: &mut EndpointContext) {
+        let deadline = self.delayed_ack_deadline.map_or(deadline, |pending| pending.min(deadline));
+        self.delayed_ack_deadline = Some(deadline);
+        if self.delayed_ack_event_at.is_none_or(|at| at > deadline) {
+            self.delayed_ack_event_at = Some(deadline);
+            ctx.events.schedule(deadline, Event::DelayedAckTimer { flow: self.flow });
         }
     }
 
@@ -288,7 +344,9 @@ impl TcpReceiver {
             self.delayed_ack_event_at = None;
         }
         match self.delayed_ack_deadline {
-            Some(deadline) if deadline <= now => self.send_ack(None, ctx),
+            // A compressed SACK leads with the block of the segment that arrived last (Linux keeps
+            // its SACK blocks most recently changed first, `tcp_sack_new_ofo_skb`).
+            Some(deadline) if deadline <= now => self.send_ack(Some(self.last_arrival), ctx),
             Some(deadline) if self.delayed_ack_event_at.is_none() => {
                 self.delayed_ack_event_at = Some(deadline);
                 ctx.events.schedule(deadline, Event::DelayedAckTimer { flow: self.flow });
@@ -351,6 +409,9 @@ impl TcpReceiver {
     }
 
     fn send_ack(&mut self, trigger: Option<(u64, u64)>, ctx: &mut EndpointContext) {
+        if let Some(policy) = self.linux.as_deref_mut() {
+            policy.on_ack_sent();
+        }
         self.unacknowledged_segments = 0;
         self.delayed_ack_deadline = None;
         self.last_ack_sent = self.rcv_nxt;

@@ -155,7 +155,8 @@ def _set_up_hosts(sender: lab.Host, receiver: lab.Host, flow: dict) -> None:
             "net.ipv4.tcp_timestamps": "1" if flow["timestamps"] else "0",
             "net.ipv4.tcp_sack": "1" if flow["sack"] else "0",
             "net.ipv4.tcp_wmem": SOCKET_BUFFERS,
-            "net.ipv4.tcp_rmem": f"4096 131072 {max(flow['receive_window'], 131072)}",
+            # The buffer whose window share is the flow's receive window (linux_ack.rs).
+            "net.ipv4.tcp_rmem": f"4096 131072 {max(_core.linux_receive_buffer(flow['receive_window']), 131072)}",
         })
     lab.set_up_host(receiver, mtu, common)
     lab.set_up_host(sender, mtu, common)

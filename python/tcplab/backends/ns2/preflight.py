@@ -177,6 +177,7 @@ _TCP_FIXED = {
     "undo": (False, "ns-2's agents never undo a reduction"),
     "pacing": (False, "ns-2's agents do not pace"),
     "quick_ack_segments": (0, "ns-2's sinks have no quick-ACK mode"),
+    "ack_policy": ("counted", "ns-2's sinks ACK every packet, or every second one with DelAck"),
     "ack_delay": ("none", "receiver-side delay control runs on the simulator only"),
     "ecn_response": ("rfc3168", "ns-2 answers ECN as RFC 3168 section 6.1.2: below one packet, then the timer"),
     "ect_retransmissions": (True, "ns-2 sends every data packet of an ECN agent ECN-capable, tcp.cc output()"),

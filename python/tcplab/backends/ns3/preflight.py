@@ -246,6 +246,7 @@ _TCP_FIXED = {
     "frto": (False, "TcpSocketBase has no F-RTO"),
     "undo": (False, "TcpSocketBase never undoes a reduction"),
     "quick_ack_segments": (0, "ns-3's receiver has no quick-ACK mode"),
+    "ack_policy": ("counted", "TcpSocketBase ACKs every DelAckCount segments or on its timer"),
     "ack_delay": ("none", "receiver-side delay control runs on the simulator only"),
     "rto_formula": ("rfc6298", "RttMeanDeviation with RTO = SRTT + max(G, 4 RTTVAR), tcp-socket-base.cc:3801"),
     "rtt_sampling": ("every_ack", "every ACK that covers timed data gives a sample, tcp-socket-base.cc:3717-3753"),
