@@ -32,20 +32,7 @@ impl TcpSpec {
                 format!("{initial_window} is outside 1 to 1000 segments"),
             ));
         }
-        let duplicate_threshold = full.duplicate_threshold.expect("defaults fill every key");
-        if !(1..=100).contains(&duplicate_threshold) {
-            return Err(ScenarioError::new(
-                format!("{key}.duplicate_threshold"),
-                format!("{duplicate_threshold} is outside 1 to 100"),
-            ));
-        }
-        let delayed_ack_count = full.delayed_ack_count.expect("defaults fill every key");
-        if !(1..=64).contains(&delayed_ack_count) {
-            return Err(ScenarioError::new(
-                format!("{key}.delayed_ack_count"),
-                format!("{delayed_ack_count} is outside 1 to 64 segments"),
-            ));
-        }
+        let (duplicate_threshold, delayed_ack_count) = check_counts(&full, key)?;
         let (min_rto, initial_rto, max_rto) = check_timers(&full, key)?;
         check_ns2_options(&full, key)?;
         check_recovery_options(&full, key)?;
@@ -95,6 +82,25 @@ impl TcpSpec {
             ack_delay_max: full.ack_delay_max.expect("defaults fill every key").nanos(),
         })
     }
+}
+
+/// The duplicate-ACK threshold (1 to 100) and the segments per delayed ACK (1 to 64).
+fn check_counts(full: &TcpSpec, key: &str) -> Result<(u32, u32), ScenarioError> {
+    let duplicate_threshold = full.duplicate_threshold.expect("defaults fill every key");
+    if !(1..=100).contains(&duplicate_threshold) {
+        return Err(ScenarioError::new(
+            format!("{key}.duplicate_threshold"),
+            format!("{duplicate_threshold} is outside 1 to 100"),
+        ));
+    }
+    let delayed_ack_count = full.delayed_ack_count.expect("defaults fill every key");
+    if !(1..=64).contains(&delayed_ack_count) {
+        return Err(ScenarioError::new(
+            format!("{key}.delayed_ack_count"),
+            format!("{delayed_ack_count} is outside 1 to 64 segments"),
+        ));
+    }
+    Ok((duplicate_threshold, delayed_ack_count))
 }
 
 /// The receive window in bytes: at least one segment, at most the largest window TCP can

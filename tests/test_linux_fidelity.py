@@ -1,0 +1,88 @@
+"""Issue 32: the simulator's `linux` profile against this machine's kernel where a short run
+decides, and the fidelity matrix's bench (benches/linux_fidelity.py) in its quick form. Real
+kernel runs (root, as the whole suite)."""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import tcplab
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benches"))
+
+import linux_fidelity  # noqa: E402  (benches/ is not a package)
+
+ONE_MEGABYTE = """
+name = "one-megabyte"
+[simulation]
+duration = "3s"
+sample_interval = "10ms"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "50Mbps", delay = "18ms", buffer = "1BDP" }
+access = { rate = "1Gbps", delay = "1ms", buffer = "10000p" }
+[[flows]]
+cc = "cubic"
+size = "1MB"
+"""
+
+
+def test_a_one_megabyte_transfer_completes_in_the_kernels_time():
+    # A handshake (40 ms) and six slow-start rounds: about 0.3 s on both engines. The kernel is
+    # not deterministic: the median of three runs.
+    simulated = tcplab.run(ONE_MEGABYTE).flows["completion_time_s"].iloc[0]
+    kernel = statistics.median(
+        tcplab.run(ONE_MEGABYTE, backend="linux").flows["completion_time_s"].iloc[0] for _ in range(3))
+    assert 0.2 < simulated < 0.5, simulated
+    assert abs(kernel / simulated - 1) <= 0.10, f"simulator {simulated:.3f} s, kernel {kernel:.3f} s"
+
+
+def test_the_verdicts_apply_each_metrics_tolerance():
+    runs = pd.DataFrame([
+        {"case": "c", "engine": "simulator", "goodput_mbps": 40.0, "retransmitted_segments": 10.0, "jain_index": 0.90},
+        {"case": "c", "engine": "simulator", "goodput_mbps": 42.0, "retransmitted_segments": 12.0, "jain_index": 0.92},
+        {"case": "c", "engine": "linux", "goodput_mbps": 43.0, "retransmitted_segments": 30.0, "jain_index": 0.80},
+        {"case": "c", "engine": "linux", "goodput_mbps": 43.0, "retransmitted_segments": 32.0, "jain_index": 0.99},
+    ])
+    for metric in linux_fidelity.TOLERANCES:
+        if metric not in runs:
+            runs[metric] = float("nan")
+    table = linux_fidelity.verdicts(runs).set_index("metric")
+    # 43 against 41: +4.9%, within 5%.
+    assert table.loc["goodput_mbps", "within"] == "yes"
+    # 31 against 11: +20 segments is within the 20-segment floor although +182%.
+    assert table.loc["retransmitted_segments", "within"] == "yes"
+    # The kernel's own runs differ by 0.19 > 0.05: no verdict on Jain's index.
+    assert table.loc["jain_index", "within"] == "kernel runs disagree"
+    assert "rtt_p50_ms" not in table.index, "a metric neither engine measured is left out"
+    runs.loc[runs["engine"] == "linux", "goodput_mbps"] = 44.0
+    assert linux_fidelity.verdicts(runs).set_index("metric").loc["goodput_mbps", "within"] == "no"
+
+
+def test_the_quick_matrix_runs_on_both_engines_and_writes_its_table(tmp_path, monkeypatch):
+    monkeypatch.setattr(linux_fidelity, "OUT", tmp_path)
+    monkeypatch.setattr(sys, "argv", ["linux_fidelity.py", "--quick", "--kernel-runs", "1", "--seeds", "1"])
+    assert linux_fidelity.main() == 0
+    runs = pd.read_csv(tmp_path / "runs.csv")
+    assert sorted(runs["engine"].unique()) == ["linux", "simulator"]
+    cases = pd.read_csv(tmp_path / "cases.csv")
+    bulk = cases[cases["case"] == "cubic-1f-8bdp-40ms"].set_index("metric")
+    # Both engines moved about as much data: a one-flow CUBIC run on 8 BDP keeps the link busy.
+    assert 40 < bulk.loc["goodput_mbps", "simulator"] < 50 and 40 < bulk.loc["goodput_mbps", "kernel"] < 50
+    assert (tmp_path / "matrix.png").stat().st_size > 10_000
+    assert "cubic-1f-8bdp-40ms" in (tmp_path / "matrix.md").read_text()
+
+
+def test_a_report_before_any_run_is_a_clear_error(tmp_path):
+    program = f"import sys; sys.path.insert(0, {str(ROOT / 'benches')!r}); import linux_fidelity as f; " \
+              f"from pathlib import Path; f.OUT = Path({str(tmp_path)!r}); sys.argv = ['x', '--report']; sys.exit(f.main())"
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    assert "no runs" in done.stderr and "Traceback" not in done.stderr
