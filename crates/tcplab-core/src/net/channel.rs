@@ -507,6 +507,7 @@ impl Channel {
             self.waiting_bytes -= sent.wire_bytes;
             self.count_transmission(sent);
         }
+        crate::slack::release_slack(&mut self.waiting);
         crate::prefetch::prefetch_fifo_ahead(&self.waiting, FIFO_PREFETCH_AHEAD);
     }
 
@@ -520,6 +521,7 @@ impl Channel {
     pub fn on_head_arrival(&mut self, index: u32, pool: &PacketPool, events: &mut EventQueue) {
         match self.in_flight.pop_front() {
             Some((time, sequence, next, next_hop)) => {
+                crate::slack::release_slack(&mut self.in_flight);
                 events.schedule_reserved(time, sequence, Event::WireArrival { channel: index, packet: next, next_hop });
                 pool.prefetch(next);
                 crate::prefetch::prefetch_fifo_ahead(&self.in_flight, FIFO_PREFETCH_AHEAD);

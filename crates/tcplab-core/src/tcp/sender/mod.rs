@@ -502,6 +502,7 @@ impl TcpSender {
 
     fn pop_acknowledged(&mut self) -> Segment {
         let segment = self.segments.pop_front().expect("acknowledged segments are on the scoreboard");
+        crate::slack::release_slack(&mut self.segments);
         // The segments popped next were written an RTT ago (`SCOREBOARD_PREFETCH_AHEAD`).
         crate::prefetch::prefetch_fifo_ahead(&self.segments, SCOREBOARD_PREFETCH_AHEAD);
         if segment.sacked {
