@@ -10,9 +10,10 @@
 
 use std::collections::VecDeque;
 
-/// Entries a FIFO keeps room for however few it holds, so that a flow sending one or two packets
-/// at a time never reallocates.
-const KEPT: usize = 16;
+/// Entries a FIFO keeps room for however few it holds: a flow with a few packets out never
+/// reallocates, and the 40,000 link directions and 10,000 scoreboards of a 10,000-flow run keep
+/// little (16 entries here took peak RSS at 10,000 flows from 111 to 124 MB, with no faster run).
+const KEPT: usize = 4;
 
 /// Halves `fifo`'s capacity when it holds at most a quarter of it; call after taking entries.
 #[inline]
