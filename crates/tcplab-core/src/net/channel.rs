@@ -93,6 +93,10 @@ pub struct Channel {
     /// mostly has that one packet on the wire, and its arrival then reads no buffer beyond the
     /// channel (a buffer read was a tenth of the event loop's time).
     head_on_wire: bool,
+    /// Takes in a row from `in_flight` and `waiting` that left them at most a quarter full
+    /// (`slack::release_slack`), in the first line's padding.
+    in_flight_quiet: u16,
+    waiting_quiet: u16,
     /// The arrival time of the last packet on the wire in arrival order (the head's when it is
     /// alone): a later packet due earlier overtakes it.
     in_order_back: SimTime,
@@ -150,6 +154,8 @@ impl Channel {
             wakeup_pending: false,
             last_arrival: 0,
             head_on_wire: false,
+            in_flight_quiet: 0,
+            waiting_quiet: 0,
             in_order_back: 0,
             in_flight: VecDeque::new(),
         }
@@ -483,10 +489,10 @@ impl Channel {
                 break;
             }
             self.waiting.pop_front();
+            crate::slack::release_slack(&mut self.waiting, &mut self.waiting_quiet);
             self.waiting_bytes -= sent.wire_bytes;
             self.count_transmission(sent);
         }
-        crate::slack::release_slack(&mut self.waiting);
         crate::prefetch::prefetch_fifo_ahead(&self.waiting, FIFO_PREFETCH_AHEAD);
     }
 
@@ -500,7 +506,7 @@ impl Channel {
     pub fn on_head_arrival(&mut self, index: u32, pool: &PacketPool, events: &mut EventQueue) {
         match self.in_flight.pop_front() {
             Some((time, sequence, next, next_hop)) => {
-                crate::slack::release_slack(&mut self.in_flight);
+                crate::slack::release_slack(&mut self.in_flight, &mut self.in_flight_quiet);
                 events.schedule_reserved(time, sequence, Event::WireArrival { channel: index, packet: next, next_hop });
                 pool.prefetch(next);
                 crate::prefetch::prefetch_fifo_ahead(&self.in_flight, FIFO_PREFETCH_AHEAD);
