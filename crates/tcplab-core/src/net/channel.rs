@@ -483,6 +483,7 @@ impl Channel {
 
     /// Counts the transmissions of a lazily sending channel that have started by `now`; call
     /// before reading `stats` or `queued`.
+    #[inline]
     pub fn catch_up(&mut self, now: SimTime) {
         while let Some(&sent) = self.waiting.front() {
             if sent.start > now {
