@@ -172,8 +172,10 @@ impl Default for DelayHistogram {
 
 impl DelayHistogram {
     /// Counts one delay. Every packet a link sends and every RTT sample is recorded, so counting
-    /// is inlined and listing, which only a distribution's first 511 samples take, is not.
-    #[inline]
+    /// is inlined (forced: with the byte counts' carry check the compiler stopped inlining it,
+    /// 2.5% more instructions at 10 flows) and listing, which only a distribution's first 511
+    /// samples take, is not.
+    #[inline(always)]
     pub fn record(&mut self, delay: SimDuration) {
         self.samples += 1;
         let (low, carried) = self.sum_ns[0].overflowing_add(delay);
