@@ -11,14 +11,15 @@
 //! 1,000 RTT and 4,002 queueing-delay distributions):
 //! - counts are kept only for the range of buckets between the smallest and the largest delay seen,
 //!   plus some slack below the smallest (an RTT between 22 and 44 ms spans about 1,000 buckets,
-//!   where a dense histogram from zero has 6,144), in `u32` (a count saturates at 4.29 billion
-//!   samples in one bucket);
+//!   where a dense histogram from zero has 6,144), a byte each, with a carry kept apart for the
+//!   few buckets that reach 256 samples (`BucketCounts`; a count saturates at 4.29 billion
+//!   samples in one bucket, as a `u32` does);
 //! - zero delays, which most links see for most packets, are counted apart, so a link whose queue
 //!   never builds allocates nothing;
 //! - the first `LOG_LIMIT` buckets are kept as a list, in the order they came, and turned into
 //!   counts only when the list is full. A 10,000-flow dumbbell sees about 80 RTT samples per flow
-//!   per simulated second: as a list they take 320 bytes, as counts some 4 KB (an RTT range of a
-//!   thousand buckets): the list took peak RSS from 250 to 168 MB and the run's wall time down by
+//!   per simulated second: as a list they take 160 bytes, as counts then in `u32` some 4 KB (an
+//!   RTT range of a thousand buckets; a byte a bucket now takes 1 KB): the list took peak RSS from 250 to 168 MB and the run's wall time down by
 //!   14% (the scale benchmark, median of ten alternating pairs). Counts built from the list are
 //!   those that counting each sample at once would have built, so nothing else changes.
 
@@ -44,8 +45,8 @@ fn lowest_value_of(bucket: u32) -> u64 {
     within << shift
 }
 
-/// Buckets kept as a list before they are counted: 1 KB, a quarter of what the counts of a
-/// flow's RTT range take.
+/// Buckets kept as a list before they are counted: 1 KB, what the counts of a flow's RTT range
+/// take.
 const LOG_LIMIT: usize = 512;
 
 /// The bucket of the largest value (u64::MAX us): 53 halvings, so 53 x 1,024 + 2,047; it fits in
@@ -59,54 +60,85 @@ enum Buckets {
     /// bits: no bucket is above `LARGEST_BUCKET`, and a list in 16 bits takes half the memory
     /// (at 10,000 flows each flow's RTT and one-way-delay lists are most of a histogram's bytes).
     Log(Vec<u16>),
-    Counted(BucketCounts),
+    /// Boxed, so that a histogram takes 56 bytes in place (a channel's and a flow's counters
+    /// hold one each; 40,004 channels and 20,000 at 10,000 flows), not 96.
+    Counted(Box<BucketCounts>),
 }
 
-/// Counts of buckets `first_bucket ..`.
+/// Counts of buckets `first_bucket ..`, each kept as its low byte plus, for the few buckets that
+/// have counted 256 samples or more, a carry of how many times the byte wrapped: at 1,000 flows
+/// most of a flow's thousand RTT buckets hold a few samples each, and counts in `u32` were 15 of
+/// the 40 MB the run's heap peaked at (heaptrack on the scale benchmark's `large` size). A
+/// bucket's count reads as `u32` counts did: saturated at 4.29 billion samples.
 #[derive(Clone, Debug, Default)]
 struct BucketCounts {
     first_bucket: u32,
-    counts: Vec<u32>,
+    low: Vec<u8>,
+    /// (bucket, count / 256) of the buckets that have wrapped, by bucket.
+    carries: Vec<(u32, u32)>,
 }
 
 impl BucketCounts {
     #[inline]
     fn add(&mut self, bucket: u32) {
-        if self.counts.is_empty()
-            || bucket < self.first_bucket
-            || bucket - self.first_bucket >= self.counts.len() as u32
-        {
+        if self.low.is_empty() || bucket < self.first_bucket || bucket - self.first_bucket >= self.low.len() as u32 {
             self.extend_to(bucket);
         }
-        let index = (bucket - self.first_bucket) as usize;
-        self.counts[index] = self.counts[index].saturating_add(1);
+        let low = &mut self.low[(bucket - self.first_bucket) as usize];
+        *low = low.wrapping_add(1);
+        if *low == 0 {
+            self.carry(bucket);
+        }
+    }
+
+    /// The bucket's low byte wrapped: 256 more samples go to its carry.
+    #[cold]
+    #[inline(never)]
+    fn carry(&mut self, bucket: u32) {
+        match self.carries.binary_search_by_key(&bucket, |&(carried, _)| carried) {
+            Ok(index) => self.carries[index].1 = self.carries[index].1.saturating_add(1),
+            Err(index) => self.carries.insert(index, (bucket, 1)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.low.len()
+    }
+
+    /// Each bucket's count from `first_bucket` on, saturated at `u32::MAX`.
+    fn counts(&self) -> impl Iterator<Item = u64> + '_ {
+        let mut carries = self.carries.iter().peekable();
+        self.low.iter().zip(self.first_bucket..).map(move |(&low, bucket)| {
+            let carry = carries.next_if(|&&(carried, _)| carried == bucket).map_or(0, |&(_, carry)| carry);
+            (low as u64 + 256 * carry as u64).min(u32::MAX as u64)
+        })
     }
 
     /// Widens the range of kept buckets to include `bucket` (rare once a flow has seen its base
     /// RTT and its largest queue).
     #[cold]
     fn extend_to(&mut self, bucket: u32) {
-        if self.counts.is_empty() {
+        if self.low.is_empty() {
             self.first_bucket = bucket;
         } else if bucket < self.first_bucket {
             // A new minimum moves every count. Minima often fall step by step (an RTT while a
             // queue drains), so widen by a quarter of the range at least: empty buckets below the
             // smallest delay change no quantile, and the counts move a few times, not each step.
-            let slack = (self.counts.len() as u32 / 4).max(16);
+            let slack = (self.low.len() as u32 / 4).max(16);
             let first = bucket.saturating_sub(slack).max(1);
             let grow = (self.first_bucket - first) as usize;
-            self.counts.reserve_exact(grow);
-            self.counts.splice(0..0, std::iter::repeat_n(0, grow));
+            self.low.reserve_exact(grow);
+            self.low.splice(0..0, std::iter::repeat_n(0, grow));
             self.first_bucket = first;
         }
         let index = (bucket - self.first_bucket) as usize;
-        if index >= self.counts.len() {
+        if index >= self.low.len() {
             // Room for a quarter more than needed, not double (`Vec`'s growth): at 1,000 flows
-            // the counts of the flows' delays are most of the histograms' bytes, and a maximum
+            // the counts of the flows' delays were most of the histograms' bytes, and a maximum
             // rises step by step with a queue, so some room saves reallocations.
-            let needed = index + 1 - self.counts.len();
-            self.counts.reserve_exact(needed.max(self.counts.len() / 4));
-            self.counts.resize(index + 1, 0);
+            let needed = index + 1 - self.low.len();
+            self.low.reserve_exact(needed.max(self.low.len() / 4));
+            self.low.resize(index + 1, 0);
         }
     }
 
@@ -127,22 +159,27 @@ pub struct DelayHistogram {
     /// The buckets of samples of one microsecond or more.
     buckets: Buckets,
     samples: u64,
-    sum_ns: u128,
+    /// The sum of the samples in nanoseconds, 128 bits as two halves (low, high): a `u128`
+    /// would align the histogram to 16 bytes and pad it by 8.
+    sum_ns: [u64; 2],
 }
 
 impl Default for DelayHistogram {
     fn default() -> Self {
-        Self { zeros: 0, buckets: Buckets::Log(Vec::new()), samples: 0, sum_ns: 0 }
+        Self { zeros: 0, buckets: Buckets::Log(Vec::new()), samples: 0, sum_ns: [0, 0] }
     }
 }
 
 impl DelayHistogram {
     /// Counts one delay. Every packet a link sends and every RTT sample is recorded, so counting
-    /// is inlined and listing, which only a distribution's first 511 samples take, is not.
-    #[inline]
+    /// is inlined (forced: with the byte counts' carry check the compiler stopped inlining it,
+    /// 2.5% more instructions at 10 flows) and listing, which only a distribution's first 511
+    /// samples take, is not.
+    #[inline(always)]
     pub fn record(&mut self, delay: SimDuration) {
         self.samples += 1;
-        self.sum_ns += delay as u128;
+        let (low, carried) = self.sum_ns[0].overflowing_add(delay);
+        self.sum_ns = [low, self.sum_ns[1] + carried as u64];
         let micros = delay / NANOS_PER_MICRO;
         if micros == 0 {
             self.zeros += 1;
@@ -171,7 +208,7 @@ impl DelayHistogram {
         }
         let mut counted = BucketCounts::from_log(log);
         counted.add(bucket);
-        self.buckets = Buckets::Counted(counted);
+        self.buckets = Buckets::Counted(Box::new(counted));
     }
 
     /// Where the next `record` of a delay of a microsecond or more writes while the samples are
@@ -196,7 +233,8 @@ impl DelayHistogram {
         if self.samples == 0 {
             f64::NAN
         } else {
-            self.sum_ns as f64 / self.samples as f64 / NANOS_PER_MILLI as f64
+            let sum_ns = (self.sum_ns[1] as u128) << 64 | self.sum_ns[0] as u128;
+            sum_ns as f64 / self.samples as f64 / NANOS_PER_MILLI as f64
         }
     }
 
@@ -215,7 +253,7 @@ impl DelayHistogram {
             Buckets::Counted(counted) => {
                 // The counts themselves, not `samples`: a saturated bucket holds fewer than it
                 // was given.
-                let total = self.zeros + counted.counts.iter().map(|&count| count as u64).sum::<u64>();
+                let total = self.zeros + counted.counts().sum::<u64>();
                 quantiles.map(|quantile| self.counted_quantile_micros(counted, quantile, total) as f64 / 1000.0)
             }
             Buckets::Log(log) => {
@@ -248,15 +286,12 @@ impl DelayHistogram {
         }
         let mut running = self.zeros;
         let bucket = counted
-            .counts
-            .iter()
-            .position(|&count| {
-                running += count as u64;
+            .counts()
+            .position(|count| {
+                running += count;
                 running >= target
             })
-            .map_or(counted.first_bucket + counted.counts.len() as u32 - 1, |offset| {
-                counted.first_bucket + offset as u32
-            });
+            .map_or(counted.first_bucket + counted.len() as u32 - 1, |offset| counted.first_bucket + offset as u32);
         reported_value(bucket, quantile)
     }
 }
@@ -310,6 +345,46 @@ mod tests {
     }
 
     #[test]
+    fn counts_carry_past_a_byte_and_read_back_whole() {
+        // 1,000 samples in one bucket and 300 in the next (each wraps its byte), 5 in a third:
+        // the quantiles still follow one histogram of every sample, so the carries count.
+        let delays = (0..1000)
+            .map(|_| 30 * NANOS_PER_MILLI)
+            .chain((0..300).map(|_| 31 * NANOS_PER_MILLI))
+            .chain((0..5).map(|_| 29 * NANOS_PER_MILLI));
+        assert_quantiles_match_the_reference(delays.clone());
+        let mut counted = BucketCounts::default();
+        for delay in delays {
+            counted.add(bucket_of(delay / NANOS_PER_MICRO));
+        }
+        assert_eq!(counted.carries, [(bucket_of(30_000), 3), (bucket_of(31_000), 1)]);
+        let count = |bucket: u32| counted.counts().nth((bucket - counted.first_bucket) as usize);
+        assert_eq!(count(bucket_of(30_000)), Some(1000));
+        assert_eq!(count(bucket_of(31_000)), Some(300));
+        assert_eq!(count(bucket_of(29_000)), Some(5));
+        assert_eq!(counted.counts().sum::<u64>(), 1305);
+    }
+
+    #[test]
+    fn the_sum_carries_into_its_high_half_and_the_mean_is_exact() {
+        let mut delays = DelayHistogram::default();
+        delays.record(u64::MAX);
+        delays.record(u64::MAX);
+        assert_eq!(delays.sum_ns, [u64::MAX - 1, 1]);
+        assert_eq!(delays.mean_ms(), u64::MAX as f64 / NANOS_PER_MILLI as f64);
+        assert_eq!(std::mem::size_of::<DelayHistogram>(), 56);
+    }
+
+    #[test]
+    fn a_count_saturates_as_a_u32_did() {
+        let mut counted = BucketCounts::default();
+        counted.add(100);
+        // More carries than 4.29 billion samples need: the count reads as the largest u32.
+        counted.carries.push((100, u32::MAX / 256 + 1));
+        assert_eq!(counted.counts().next(), Some(u32::MAX as u64));
+    }
+
+    #[test]
     fn quantiles_count_the_zeros_kept_apart() {
         let mut delays = DelayHistogram::default();
         // 60 packets that did not wait, 40 that waited 10 ms.
@@ -355,7 +430,7 @@ mod tests {
     fn heap_bytes(histogram: &DelayHistogram) -> usize {
         match &histogram.buckets {
             Buckets::Log(log) => log.capacity() * 2,
-            Buckets::Counted(counted) => counted.counts.capacity() * 4,
+            Buckets::Counted(counted) => counted.low.capacity() + counted.carries.capacity() * 8,
         }
     }
 
@@ -387,7 +462,7 @@ mod tests {
 
     #[test]
     fn samples_are_listed_until_the_list_is_full_then_counted() {
-        // RTTs from 22 to 44 ms: counted at once, they would take 1,041 buckets (4 KB).
+        // RTTs from 22 to 44 ms: counted at once, they would take 1,041 buckets (1 KB).
         let rtts = pseudo_random(99).map(|r| (22_000 + r % 22_000) * NANOS_PER_MICRO);
         let mut histogram = DelayHistogram::default();
         let mut reference = Histogram::<u64>::new(SIGNIFICANT_FIGURES).unwrap();
@@ -398,7 +473,7 @@ mod tests {
             // The 512th sample turns the list into counts.
             assert_eq!(listed, recorded + 1 < LOG_LIMIT, "after {} samples", recorded + 1);
             if recorded + 1 == LOG_LIMIT - 1 {
-                // 511 listed buckets in 1 KB (no slack), where the counts take 4 KB.
+                // 511 listed buckets in 1 KB (no slack), where the counts take as much.
                 assert_eq!(heap_bytes(&histogram), (LOG_LIMIT - 1) * 2);
             }
             if recorded % 97 == 0 {
@@ -432,12 +507,13 @@ mod tests {
         let mut counted = BucketCounts::default();
         counted.add(bucket_of(44_000));
         counted.add(bucket_of(22_000));
-        assert_eq!(counted.counts.len(), 6495 - (5471 - 16) + 1);
+        assert_eq!(counted.len(), 6495 - (5471 - 16) + 1);
         counted.add(bucket_of(21_000));
-        assert_eq!(counted.counts.len(), 6495 - 5148 + 1);
+        assert_eq!(counted.len(), 6495 - 5148 + 1);
         // The empty buckets change no quantile (reported as HdrHistogram does: the lowest value of
         // the bucket for the minimum, the highest for the maximum).
-        let rtts = DelayHistogram { zeros: 0, buckets: Buckets::Counted(counted), samples: 3, sum_ns: 0 };
+        let rtts =
+            DelayHistogram { zeros: 0, buckets: Buckets::Counted(Box::new(counted)), samples: 3, sum_ns: [0, 0] };
         assert_eq!(rtts.quantiles_ms([0.0, 1.0]), [20.992, 44.031]);
     }
 

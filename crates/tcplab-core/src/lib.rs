@@ -18,6 +18,7 @@ pub mod results;
 pub mod scenario;
 pub mod sim;
 pub mod simulation;
+pub mod slack;
 pub mod tcp;
 pub mod time;
 pub mod traffic;

@@ -360,12 +360,18 @@ pub type SimRng = Xoshiro256PlusPlus;
 /// neighbouring seeds and indices over the whole state space (the construction the xoshiro authors
 /// recommend for seeding).
 pub fn rng_stream(seed: u64, run_index: u64, kind: StreamKind, index: u64) -> SimRng {
+    SimRng::seed_from_u64(rng_stream_seed(seed, run_index, kind, index))
+}
+
+/// The 64-bit seed `rng_stream` starts its generator from: 8 bytes to keep where a stream is
+/// rarely drawn from (a link direction's, made only once it has loss or jitter), not 32.
+pub fn rng_stream_seed(seed: u64, run_index: u64, kind: StreamKind, index: u64) -> u64 {
     let mut mixer = SplitMix64::seed_from_u64(seed);
     let a = mixer.next_u64();
     let mut mixer = SplitMix64::seed_from_u64(a ^ run_index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let b = mixer.next_u64();
     let mut mixer = SplitMix64::seed_from_u64(b ^ ((kind as u64) << 56) ^ index);
-    SimRng::seed_from_u64(mixer.next_u64())
+    mixer.next_u64()
 }
 
 /// A uniform draw in [0, 1) from the top 53 bits.

@@ -10,7 +10,7 @@ use tcplab_core::net::packet::{flow_key, PacketKind};
 use tcplab_core::net::queue::{DropTail, QueueLimit};
 use tcplab_core::net::topology::Network;
 use tcplab_core::results::Table;
-use tcplab_core::sim::{rng_stream, StreamKind};
+use tcplab_core::sim::{rng_stream_seed, StreamKind};
 use tcplab_core::{Results, Scenario, Simulation};
 
 /// A fabric as a network of 10 Gbit/s, 1 us links, routed with ECMP under `salt`.
@@ -21,8 +21,8 @@ fn network_of(fabric: &Fabric, salt: u64) -> Network {
     }
     let channel = |from: u32, to: u32| {
         let queue = Box::new(DropTail::new(QueueLimit::Packets(100), None));
-        let rng = rng_stream(1, 0, StreamKind::Channel, 0);
-        Channel::new(String::new(), from, to, 10_000_000_000, 1_000, queue, String::new(), rng)
+        let rng_seed = rng_stream_seed(1, 0, StreamKind::Channel, 0);
+        Channel::new(String::new(), from, to, 10_000_000_000, 1_000, queue, String::new(), rng_seed)
     };
     for link in &fabric.links {
         network.add_link(&link.name, channel(link.from, link.to), channel(link.to, link.from));

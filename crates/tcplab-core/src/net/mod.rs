@@ -2,6 +2,7 @@
 
 pub mod cellular_trace;
 pub mod channel;
+mod channel_features;
 pub mod codel;
 pub mod delivery_trace;
 pub mod fabric;

@@ -368,7 +368,7 @@ impl EcmpGroups {
 mod tests {
     use super::*;
     use crate::net::queue::{DropTail, QueueLimit};
-    use crate::sim::{rng_stream, StreamKind};
+    use crate::sim::{rng_stream_seed, StreamKind};
 
     fn channel(from: u32, to: u32, delay: u64) -> Channel {
         let queue = Box::new(DropTail::new(QueueLimit::Packets(10), None));
@@ -380,7 +380,7 @@ mod tests {
             delay,
             queue,
             String::new(),
-            rng_stream(1, 0, StreamKind::Channel, 0),
+            rng_stream_seed(1, 0, StreamKind::Channel, 0),
         )
     }
 

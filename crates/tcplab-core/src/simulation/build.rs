@@ -19,7 +19,7 @@ use crate::scenario::{
     FlowSpec, LinkSpec, OffUnsent, OnOffDistribution, Protocol, QueueSpec, Routing, Scenario, ScenarioError, TcpSpec,
     TopologyKind, TopologySpec, TraceSpec,
 };
-use crate::sim::{rng_stream, unit_f64, Event, EventQueue, StreamKind};
+use crate::sim::{rng_stream, rng_stream_seed, unit_f64, Event, EventQueue, StreamKind};
 use crate::time::{as_secs_f64, SimDuration};
 use crate::traffic::{Application, OnOff, UdpStats};
 use crate::units::Buffer;
@@ -401,7 +401,7 @@ impl NetworkBuilder {
                 spec.delay.nanos(),
                 Box::new(DropTail::new(QueueLimit::Packets(0), None)),
                 String::new(),
-                rng_stream(self.seed, self.run, StreamKind::Channel, first_index + offset as u64),
+                rng_stream_seed(self.seed, self.run, StreamKind::Channel, first_index + offset as u64),
             );
             channel.set_rdc_stamp(spec.rdc_stamp);
             configure_direction(&mut channel, direction);

@@ -135,6 +135,8 @@ pub struct TcpSender {
     snd_nxt: u64,
     /// Scoreboard: `segments[0]` is the segment starting at `snd_una`.
     segments: VecDeque<Segment>,
+    /// Takes in a row that left the scoreboard at most a quarter full (`slack::release_slack`).
+    segments_quiet: u16,
     sacked_count: u64,
     lost_count: u64,
     retransmissions_in_flight: u64,
@@ -285,6 +287,7 @@ impl TcpSender {
             snd_una: 0,
             snd_nxt: 0,
             segments: VecDeque::new(),
+            segments_quiet: 0,
             sacked_count: 0,
             lost_count: 0,
             retransmissions_in_flight: 0,
@@ -502,6 +505,7 @@ impl TcpSender {
 
     fn pop_acknowledged(&mut self) -> Segment {
         let segment = self.segments.pop_front().expect("acknowledged segments are on the scoreboard");
+        crate::slack::release_slack(&mut self.segments, &mut self.segments_quiet);
         // The segments popped next were written an RTT ago (`SCOREBOARD_PREFETCH_AHEAD`).
         crate::prefetch::prefetch_fifo_ahead(&self.segments, SCOREBOARD_PREFETCH_AHEAD);
         if segment.sacked {
