@@ -157,8 +157,9 @@ fn a_permutation_on_a_fat_tree_delivers_in_order_without_reordering_from_ecmp() 
     // Sixteen hosts, each sending 2 MB to another at once. Buffers hold everything (no loss), so
     // a retransmission could only come from packets arriving out of order: with per-packet
     // spraying over paths of different queues, duplicate ACKs would trigger fast retransmits.
-    let text =
-        FAT_TREE.replace("SEED", "3") + "[[traffic]]\npattern = \"permutation\"\ncc = \"newreno\"\nsize = \"2MB\"\n";
+    // (25,000 packets: more than the 16 transfers together, whatever their slow start overshoots.)
+    let text = FAT_TREE.replace("SEED", "3").replace("1000p", "25000p")
+        + "[[traffic]]\npattern = \"permutation\"\ncc = \"newreno\"\nsize = \"2MB\"\n";
     let results = run(&text);
     let flows = &results.flows;
     assert_eq!(flows.rows(), 16);

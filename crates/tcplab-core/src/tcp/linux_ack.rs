@@ -10,8 +10,9 @@
 //!    them too (`tcp_data_queue`: `tcp_enter_quickack_mode`), and the first CE mark of an episode
 //!    two (`tcp_ecn_check_ce`, RFC 3168 echo only).
 //! 2. **Window growth** (`tcp_grow_window`): every segment of at least 128 bytes that arrives
-//!    while the window's growth limit `rcv_ssthresh` is below the window clamp raises the limit by
-//!    max(2 MSS, 2 x its length), up to the clamp, and sets one quick ACK. Through slow start the
+//!    while the window's growth limit `rcv_ssthresh` is below the free part of the window clamp
+//!    (out-of-order data held takes its share, `tcp_space`) raises the limit by max(2 MSS,
+//!    2 x its length), up to that, and sets one quick ACK. Through slow start the
 //!    receiver therefore ACKs (almost) every segment, where the counted policy ACKs every second.
 //!    Out-of-order segments grow it too when SACK is on (`tcp_data_queue_ofo`).
 //! 3. **Receive-buffer autotuning** (`tcp_rcv_space_adjust`): once per receiver RTT, when the
@@ -154,8 +155,9 @@ impl LinuxAckPolicy {
     }
 
     /// A data segment of `length` bytes arrived at `now`, echoing `ts_echo` (0: no echo yet or no
-    /// timestamps); `rcv_nxt` is the next byte expected after it, `ce_episode` whether its CE mark
-    /// starts an RFC 3168 echo episode.
+    /// timestamps); `rcv_nxt` is the next byte expected after it, `held` the out-of-order bytes in
+    /// the buffer, `ce_episode` whether its CE mark starts an RFC 3168 echo episode.
+    #[allow(clippy::too_many_arguments)]
     pub fn on_segment(
         &mut self,
         now: SimTime,
@@ -163,6 +165,7 @@ impl LinuxAckPolicy {
         ts_echo: SimTime,
         arrival: Arrival,
         rcv_nxt: u64,
+        held: u64,
         ce_episode: bool,
     ) {
         if ts_echo > 0 {
@@ -179,9 +182,9 @@ impl LinuxAckPolicy {
                 if idle {
                     self.add_quick_acks(self.max_quick_acks);
                 }
-                self.grow_window(length);
+                self.grow_window(length, held);
             }
-            Arrival::OutOfOrder if self.sack => self.grow_window(length),
+            Arrival::OutOfOrder if self.sack => self.grow_window(length, held),
             Arrival::OutOfOrder => {}
             Arrival::Duplicate => self.add_quick_acks(self.max_quick_acks),
         }
@@ -273,11 +276,14 @@ impl LinuxAckPolicy {
         self.quick_acks_left = self.quick_acks_left.max(quick);
     }
 
-    fn grow_window(&mut self, length: u64) {
-        if length < GROWTH_MIN_SEGMENT_BYTES || self.rcv_ssthresh >= self.window_clamp {
+    /// `tcp_grow_window`: the room is what the buffer has free (`tcp_space`: held out-of-order
+    /// data takes its part) above the growth limit.
+    fn grow_window(&mut self, length: u64, held: u64) {
+        let free = self.window_clamp.saturating_sub(held);
+        if length < GROWTH_MIN_SEGMENT_BYTES || self.rcv_ssthresh >= free {
             return;
         }
-        let room = self.window_clamp - self.rcv_ssthresh;
+        let room = free - self.rcv_ssthresh;
         self.rcv_ssthresh += room.min((2 * self.mss).max(2 * length));
         self.quick_acks_left = self.quick_acks_left.max(1);
     }
@@ -343,7 +349,7 @@ mod tests {
         // A small buffer: the window cannot grow, so only quick-ACK mode makes ACKs immediate.
         let mut policy = LinuxAckPolicy::new(MSS, 100_000, MAX_QUICK_ACKS, true);
         policy.rcv_ssthresh = policy.window_clamp;
-        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, false);
+        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, 0, false);
         // min(window / (2 MSS), 16): the 80,896 B window / 2,896 = 27 -> 16.
         assert_eq!(policy.quick_acks_left(), 16);
         for _ in 0..16 {
@@ -360,7 +366,7 @@ mod tests {
         // down to 8 KB: 8,192 / 2,896 = 2 quick ACKs.
         let mut policy = LinuxAckPolicy::new(MSS, 64_000_000, MAX_QUICK_ACKS, true);
         (policy.window_clamp, policy.rcv_ssthresh) = (8_192, 8_192);
-        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, false);
+        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, 0, false);
         assert_eq!(policy.quick_acks_left(), 2);
     }
 
@@ -371,7 +377,7 @@ mod tests {
         policy.last_in_order_at = Some(0);
         let mut acks_now = 0;
         for i in 1..=10u64 {
-            policy.on_segment(i * MS / 10, MSS, 0, Arrival::InOrder, i * MSS, false);
+            policy.on_segment(i * MS / 10, MSS, 0, Arrival::InOrder, i * MSS, 0, false);
             if policy.timing(MSS, false, false, i * MSS) == AckTiming::Now {
                 acks_now += 1;
                 policy.on_ack_sent();
@@ -383,24 +389,30 @@ mod tests {
         // Offered in whole units of 2,048 B (window scale 11), rounded up.
         assert_eq!(policy.offered_window(0), 81_920);
         assert_eq!(policy.offered_window(10_000), 71_680, "held data is not free: 70,896 up to 2,048s");
+        // Out-of-order data held in the buffer leaves less room: none at all here.
+        policy.window_clamp = 90_000;
+        policy.on_segment(MS, MSS, 0, Arrival::OutOfOrder, 10 * MSS, 10_000, false);
+        assert_eq!(policy.rcv_ssthresh(), 80_896);
+        policy.on_segment(MS, MSS, 0, Arrival::OutOfOrder, 10 * MSS, 5_000, false);
+        assert_eq!(policy.rcv_ssthresh(), 83_792, "2,896 more fits below 85,000");
         // Short segments never grow it.
         policy.window_clamp = 1_000_000;
-        policy.on_segment(MS, 100, 0, Arrival::InOrder, 11 * MSS, false);
-        assert_eq!(policy.rcv_ssthresh(), 80_896);
+        policy.on_segment(MS, 100, 0, Arrival::InOrder, 11 * MSS, 0, false);
+        assert_eq!(policy.rcv_ssthresh(), 83_792);
         // A 2 KB segment (GRO) grows it by twice its length.
-        policy.on_segment(MS, 2_000, 0, Arrival::InOrder, 12 * MSS, false);
-        assert_eq!(policy.rcv_ssthresh(), 84_896);
+        policy.on_segment(MS, 2_000, 0, Arrival::InOrder, 12 * MSS, 0, false);
+        assert_eq!(policy.rcv_ssthresh(), 87_792);
     }
 
     #[test]
     fn autotuning_raises_the_clamp_from_the_most_read_in_one_rtt_and_its_growth() {
         let mut policy = LinuxAckPolicy::new(MSS, 64_000_000, MAX_QUICK_ACKS, true);
         // RTT from echoes: 40 ms, then 48 ms moves the average an eighth of the way: 41 ms.
-        policy.on_segment(100 * MS, MSS, 60 * MS, Arrival::InOrder, MSS, false);
+        policy.on_segment(100 * MS, MSS, 60 * MS, Arrival::InOrder, MSS, 0, false);
         assert_eq!(policy.rcv_rtt(), Some(40 * MS));
-        policy.on_segment(110 * MS, MSS, 60 * MS, Arrival::InOrder, 2 * MSS, false);
+        policy.on_segment(110 * MS, MSS, 60 * MS, Arrival::InOrder, 2 * MSS, 0, false);
         assert_eq!(policy.rcv_rtt(), Some(40 * MS), "the same echo is used once");
-        policy.on_segment(120 * MS, MSS, 72 * MS, Arrival::InOrder, 3 * MSS, false);
+        policy.on_segment(120 * MS, MSS, 72 * MS, Arrival::InOrder, 3 * MSS, 0, false);
         assert_eq!(policy.rcv_rtt(), Some(41 * MS));
         // The measurement began at the first data (100 ms); 140 ms is within one RTT: no change.
         policy.on_read(140 * MS, 100_000);
@@ -425,10 +437,10 @@ mod tests {
         let mut policy = LinuxAckPolicy::new(MSS, 64_000_000, MAX_QUICK_ACKS, true);
         // The measurement ends one offered window (as offered before the segment) past it.
         let window_end = MSS + policy.offered_window(0);
-        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, false);
-        policy.on_segment(30 * MS, MSS, 0, Arrival::InOrder, window_end - 1, false);
+        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, 0, false);
+        policy.on_segment(30 * MS, MSS, 0, Arrival::InOrder, window_end - 1, 0, false);
         assert_eq!(policy.rcv_rtt(), None);
-        policy.on_segment(50 * MS, MSS, 0, Arrival::InOrder, window_end, false);
+        policy.on_segment(50 * MS, MSS, 0, Arrival::InOrder, window_end, 0, false);
         assert_eq!(policy.rcv_rtt(), Some(50 * MS));
     }
 
@@ -436,18 +448,18 @@ mod tests {
     fn a_duplicate_a_silence_and_a_first_ce_mark_start_quick_acks() {
         let mut policy = LinuxAckPolicy::new(MSS, 64_000_000, MAX_QUICK_ACKS, true);
         policy.rcv_ssthresh = policy.window_clamp;
-        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, false);
+        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, 0, false);
         policy.quick_acks_left = 0;
-        policy.on_segment(MS, MSS, 0, Arrival::Duplicate, MSS, false);
+        policy.on_segment(MS, MSS, 0, Arrival::Duplicate, MSS, 0, false);
         assert_eq!(policy.quick_acks_left(), 16);
         policy.quick_acks_left = 0;
-        policy.on_segment(2 * MS, MSS, 0, Arrival::InOrder, 2 * MSS, true);
+        policy.on_segment(2 * MS, MSS, 0, Arrival::InOrder, 2 * MSS, 0, true);
         assert_eq!(policy.quick_acks_left(), 2, "CE: two");
         policy.quick_acks_left = 0;
         // No RTT known: the RTO is TCP_TIMEOUT_INIT, 1 s. 0.9 s of silence is not enough, 1.1 s is.
-        policy.on_segment(902 * MS, MSS, 0, Arrival::InOrder, 3 * MSS, false);
+        policy.on_segment(902 * MS, MSS, 0, Arrival::InOrder, 3 * MSS, 0, false);
         assert_eq!(policy.quick_acks_left(), 0);
-        policy.on_segment(2_100 * MS, MSS, 0, Arrival::InOrder, 4 * MSS, false);
+        policy.on_segment(2_100 * MS, MSS, 0, Arrival::InOrder, 4 * MSS, 0, false);
         assert_eq!(policy.quick_acks_left(), 16);
     }
 
