@@ -86,3 +86,25 @@ def test_a_report_before_any_run_is_a_clear_error(tmp_path):
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
     assert done.returncode == 2, done.stderr
     assert "no runs" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_endpoints_report_is_read_when_its_descriptor_is_above_1024():
+    # A run of a few hundred flows holds over a thousand pipes (three per endpoint process):
+    # the orchestrator must wait on them with poll, which select() cannot (its limit is 1024).
+    import os
+    import time
+
+    from tcplab.backends.linux import lab, run
+
+    filler = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        process = subprocess.Popen([sys.executable, "-c", "print('{\"bytes\": 1}')"], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert process.stdout.fileno() > 1024
+        endpoint = run.Endpoint(0, "receiver", lab.Host("d0", "tun0", "10.0.0.1", "none"), process)
+        assert run._report(endpoint, time.monotonic() + 5) == {"bytes": 1}
+        process.stdin.close()
+        process.wait()
+    finally:
+        for descriptor in filler:
+            os.close(descriptor)

@@ -236,8 +236,10 @@ def _wait_for_end(endpoints: list[Endpoint], end: float, duration: float, progre
 def _report(endpoint: Endpoint, deadline: float) -> dict:
     """The endpoint's one line of JSON. Its standard input stays open meanwhile: an endpoint
     takes that closing as the orchestrator's end and exits at once."""
-    readable, _, _ = select.select([endpoint.process.stdout], [], [], max(deadline - time.monotonic(), 0.1))
-    if not readable:
+    # poll, not select: a run of several hundred flows has descriptors above select's 1024.
+    waiting = select.poll()
+    waiting.register(endpoint.process.stdout, select.POLLIN)
+    if not waiting.poll(max(deadline - time.monotonic(), 0.1) * 1000):
         raise EndpointFailed(f"{_describe(endpoint)} did not report within {REPORT_GRACE_S:.0f} s of the end")
     line = endpoint.process.stdout.readline()
     try:
