@@ -25,7 +25,11 @@ fn linux_config() -> TcpConfig {
 
 impl Script {
     fn new() -> Self {
-        Self { receiver: TcpReceiver::new(0, 1, linux_config()), events: EventQueue::new(), acks: Vec::new() }
+        Self::with_config(linux_config())
+    }
+
+    fn with_config(config: TcpConfig) -> Self {
+        Self { receiver: TcpReceiver::new(0, 1, config), events: EventQueue::new(), acks: Vec::new() }
     }
 
     /// Moves to `now`, firing the receiver's timers on the way.
@@ -193,4 +197,17 @@ fn a_lone_segment_waits_for_the_delayed_ack_timer() {
     s.at(now + 40 * MS);
     assert_eq!(s.acks.len(), pending + 1);
     assert_eq!(s.acks.last().unwrap().ack, 41 * MSS);
+}
+
+#[test]
+fn without_delayed_acks_every_segment_is_acked_and_the_window_still_grows() {
+    let mut s = Script::with_config(TcpConfig { delayed_ack: false, ..linux_config() });
+    let mut acked = 0;
+    for i in 0..40 {
+        s.segment(i, i * SPACING, 0);
+    }
+    let last = s.acks.last().unwrap();
+    // Every segment grew the limit until the starting clamp, 80,896 B (six segments).
+    assert_eq!(last.receive_window as u64, (80_896u64).div_ceil(2_048) * 2_048);
+    assert_eq!(s.ack_sizes(&mut acked), vec![1; 40]);
 }

@@ -269,11 +269,13 @@ impl TcpReceiver {
         self.unacknowledged_segments += 1;
         self.segments_received += 1;
         let ce_episode = self.ece_pending && !ece_was_pending;
+        // The Linux policy runs on every segment: its window and RTT follow the data even when
+        // the ACK goes at once anyway (DCTCP's echo, or delayed ACKs off: Linux's `quickack`).
         let timing = match self.linux.is_some() {
-            _ if ce_state_changed || !self.config.delayed_ack => AckTiming::Now,
             true => self.linux_timing(data, arrival, had_holes, ce_episode, now),
             false => self.counted_timing(arrival, had_holes),
         };
+        let timing = if ce_state_changed || !self.config.delayed_ack { AckTiming::Now } else { timing };
         match timing {
             AckTiming::Now => self.send_ack(Some((start, end)), ctx),
             AckTiming::After(delay) => self.arm_ack_timer(now + delay, ctx),
