@@ -32,6 +32,19 @@ impl Script {
         Self { receiver: TcpReceiver::new(0, 1, config), events: EventQueue::new(), acks: Vec::new() }
     }
 
+    /// A receiver that got segments 0 to 39 in order from 100 ms on, each echoing a 10 ms RTT:
+    /// past its quick ACKs, with every ACK sent and read; and the ACK number so far.
+    fn past_quick_acks() -> (Self, u64) {
+        let mut script = Self::new();
+        let mut acked = 0;
+        for i in 0..40 {
+            let now = 100 * MS + i * SPACING;
+            script.segment(i, now, now - 10 * MS);
+        }
+        script.ack_sizes(&mut acked);
+        (script, acked)
+    }
+
     /// Moves to `now`, firing the receiver's timers on the way.
     fn at(&mut self, now: u64) {
         while let Some(event) = self.events.pop_until(now) {
@@ -125,14 +138,7 @@ fn the_offered_window_grows_two_segments_per_quick_ack() {
 
 #[test]
 fn out_of_order_data_gets_three_immediate_acks_then_one_compressed_sack() {
-    let mut s = Script::new();
-    let mut acked = 0;
-    // 40 segments in order (past the quick ACKs), each echoing a 10 ms RTT.
-    for i in 0..40 {
-        let now = 100 * MS + i * SPACING;
-        s.segment(i, now, now - 10 * MS);
-    }
-    s.ack_sizes(&mut acked);
+    let (mut s, _) = Script::past_quick_acks();
     // Segment 40 is lost; 41 to 50 arrive above the hole, 50 us apart.
     let base = 100 * MS + 41 * SPACING;
     for i in 41..=50 {
@@ -159,13 +165,7 @@ fn out_of_order_data_gets_three_immediate_acks_then_one_compressed_sack() {
 
 #[test]
 fn a_duplicate_segment_is_acked_at_once_and_restarts_quick_acks() {
-    let mut s = Script::new();
-    let mut acked = 0;
-    for i in 0..40 {
-        let now = 100 * MS + i * SPACING;
-        s.segment(i, now, now - 10 * MS);
-    }
-    s.ack_sizes(&mut acked);
+    let (mut s, mut acked) = Script::past_quick_acks();
     // A spurious retransmission of segment 5.
     let now = 100 * MS + 40 * SPACING;
     s.segment(5, now, now - 10 * MS);
@@ -182,13 +182,7 @@ fn a_duplicate_segment_is_acked_at_once_and_restarts_quick_acks() {
 
 #[test]
 fn a_lone_segment_waits_for_the_delayed_ack_timer() {
-    let mut s = Script::new();
-    let mut acked = 0;
-    for i in 0..40 {
-        let now = 100 * MS + i * SPACING;
-        s.segment(i, now, now - 10 * MS);
-    }
-    s.ack_sizes(&mut acked);
+    let (mut s, _) = Script::past_quick_acks();
     // One more segment, after which the sender is quiet: the 40 ms timer sends its ACK.
     let now = 100 * MS + 40 * SPACING;
     s.segment(40, now, now - 10 * MS);
