@@ -1,5 +1,7 @@
 //! Results as named columns, the shape every front end (Python, Parquet, tests) consumes.
 
+use std::collections::HashMap;
+
 /// One column of a table.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Column {
@@ -32,6 +34,27 @@ impl Column {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// A labels column of `rows`' texts, each distinct text coded in order of first use.
+    pub fn labels_of<'a>(rows: impl ExactSizeIterator<Item = &'a str>) -> Column {
+        let (labels, codes) = label_codes(rows);
+        Column::Labels { labels, codes }
+    }
+}
+
+/// Each distinct text of `rows` once, in order of first use, and each row's code into them.
+pub fn label_codes<'a>(rows: impl ExactSizeIterator<Item = &'a str>) -> (Vec<String>, Vec<u32>) {
+    let mut codes_of: HashMap<&str, u32> = HashMap::new();
+    let mut labels = Vec::new();
+    let mut codes = Vec::with_capacity(rows.len());
+    for text in rows {
+        let code = *codes_of.entry(text).or_insert_with(|| {
+            labels.push(text.to_string());
+            (labels.len() - 1) as u32
+        });
+        codes.push(code);
+    }
+    (labels, codes)
 }
 
 /// Named columns of equal length.

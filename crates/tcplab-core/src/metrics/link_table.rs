@@ -3,8 +3,6 @@
 //! time series' are): at 10,000 flows a string per row for the link, direction, ends and buffer
 //! of 40,004 directions took 11 MB at the end of the run, when its memory peaks.
 
-use std::collections::HashMap;
-
 use crate::net::channel::Channel;
 use crate::net::topology::Network;
 use crate::results::{Column, Table};
@@ -18,13 +16,13 @@ pub fn link_table(network: &Network, labels: &[(String, &'static str)], duration
     let stat = |f: &dyn Fn(&Channel) -> u64| Column::U64(channels.iter().map(f).collect());
     let float = |f: &dyn Fn(&Channel) -> f64| Column::F64(channels.iter().map(f).collect());
     let mut table = Table::default();
-    table.push("link", text_labels(labels.iter().map(|(l, _)| l.as_str())));
-    table.push("direction", text_labels(labels.iter().map(|&(_, d)| d)));
-    table.push("from", text_labels(channels.iter().map(|c| nodes[c.from as usize].name.as_str())));
-    table.push("to", text_labels(channels.iter().map(|c| nodes[c.to as usize].name.as_str())));
+    table.push("link", Column::labels_of(labels.iter().map(|(l, _)| l.as_str())));
+    table.push("direction", Column::labels_of(labels.iter().map(|&(_, d)| d)));
+    table.push("from", Column::labels_of(channels.iter().map(|c| nodes[c.from as usize].name.as_str())));
+    table.push("to", Column::labels_of(channels.iter().map(|c| nodes[c.to as usize].name.as_str())));
     table.push("rate_bps", stat(&|c| c.rate_bps));
     table.push("delay_ms", float(&|c| c.delay as f64 / NANOS_PER_MILLI as f64));
-    table.push("buffer", text_labels(channels.iter().map(|c| c.limit_description.as_str())));
+    table.push("buffer", Column::labels_of(channels.iter().map(|c| c.limit_description.as_str())));
     table.push("utilization", float(&|c| (as_secs_f64(c.stats.busy_time) / duration_s).min(1.0)));
     table.push("throughput_bps", float(&|c| c.stats.transmitted_bytes as f64 * 8.0 / duration_s));
     table.push("offered_packets", stat(&|c| c.stats.offered_packets));
@@ -45,21 +43,6 @@ pub fn link_table(network: &Network, labels: &[(String, &'static str)], duration
         table.push(name, Column::F64(quantiles.iter().map(|q| q[column]).collect()));
     }
     table
-}
-
-/// A labels column of `rows`' texts, each distinct text coded in order of first use.
-fn text_labels<'a>(rows: impl ExactSizeIterator<Item = &'a str>) -> Column {
-    let mut codes_of: HashMap<&str, u32> = HashMap::new();
-    let mut labels = Vec::new();
-    let mut codes = Vec::with_capacity(rows.len());
-    for text in rows {
-        let code = *codes_of.entry(text).or_insert_with(|| {
-            labels.push(text.to_string());
-            (labels.len() - 1) as u32
-        });
-        codes.push(code);
-    }
-    Column::Labels { labels, codes }
 }
 
 fn mean_queue_delay_ms(channel: &Channel) -> f64 {

@@ -1,7 +1,7 @@
 //! Time series sampled every `simulation.sample_interval`: one row per flow and one per link
 //! direction at each sample, kept as columns while the run goes on.
 
-use crate::results::{Column, Table};
+use crate::results::{label_codes, Column, Table};
 
 /// One flow at one sampling instant. NaN where a value does not apply (a UDP flow's window, a flow
 /// that has not started).
@@ -124,17 +124,7 @@ impl TimeSeries {
 /// (in order of first use). Coded per channel first, then per row: a list of the rows' names
 /// would take 16 bytes a row (6.4 MB at 1,000 flows sampled 100 times) when the codes take 4.
 fn directions_of(rows: &[u32], channel_labels: &[(String, &'static str)]) -> Column {
-    let mut labels: Vec<&'static str> = Vec::new();
-    let channel_codes: Vec<u32> = channel_labels
-        .iter()
-        .map(|&(_, direction)| match labels.iter().position(|&label| label == direction) {
-            Some(code) => code as u32,
-            None => {
-                labels.push(direction);
-                (labels.len() - 1) as u32
-            }
-        })
-        .collect();
+    let (labels, channel_codes) = label_codes(channel_labels.iter().map(|&(_, direction)| direction));
     let codes = rows.iter().map(|&channel| channel_codes[channel as usize]).collect();
-    Column::Labels { labels: labels.into_iter().map(String::from).collect(), codes }
+    Column::Labels { labels, codes }
 }
