@@ -156,8 +156,7 @@ impl LinuxAckPolicy {
 
     /// A data segment of `length` bytes arrived at `now`, echoing `ts_echo` (0: no echo yet or no
     /// timestamps); `rcv_nxt` is the next byte expected after it, `held` the out-of-order bytes in
-    /// the buffer, `ce_episode` whether its CE mark starts an RFC 3168 echo episode.
-    #[allow(clippy::too_many_arguments)]
+    /// the buffer.
     pub fn on_segment(
         &mut self,
         now: SimTime,
@@ -166,7 +165,6 @@ impl LinuxAckPolicy {
         arrival: Arrival,
         rcv_nxt: u64,
         held: u64,
-        ce_episode: bool,
     ) {
         if ts_echo > 0 {
             self.measure_rtt_from_echo(now, length, ts_echo);
@@ -188,9 +186,11 @@ impl LinuxAckPolicy {
             Arrival::OutOfOrder => {}
             Arrival::Duplicate => self.add_quick_acks(self.max_quick_acks),
         }
-        if ce_episode {
-            self.add_quick_acks(2);
-        }
+    }
+
+    /// A CE mark started an RFC 3168 echo episode: two quick ACKs (`tcp_ecn_check_ce`).
+    pub fn on_ce_episode(&mut self) {
+        self.add_quick_acks(2);
     }
 
     /// The application has now read `read` bytes in all.
@@ -349,7 +349,7 @@ mod tests {
         // A small buffer: the window cannot grow, so only quick-ACK mode makes ACKs immediate.
         let mut policy = LinuxAckPolicy::new(MSS, 100_000, MAX_QUICK_ACKS, true);
         policy.rcv_ssthresh = policy.window_clamp;
-        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, 0, false);
+        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, 0);
         // min(window / (2 MSS), 16): the 80,896 B window / 2,896 = 27 -> 16.
         assert_eq!(policy.quick_acks_left(), 16);
         for _ in 0..16 {
@@ -366,7 +366,7 @@ mod tests {
         // down to 8 KB: 8,192 / 2,896 = 2 quick ACKs.
         let mut policy = LinuxAckPolicy::new(MSS, 64_000_000, MAX_QUICK_ACKS, true);
         (policy.window_clamp, policy.rcv_ssthresh) = (8_192, 8_192);
-        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, 0, false);
+        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, 0);
         assert_eq!(policy.quick_acks_left(), 2);
     }
 
@@ -377,7 +377,7 @@ mod tests {
         policy.last_in_order_at = Some(0);
         let mut acks_now = 0;
         for i in 1..=10u64 {
-            policy.on_segment(i * MS / 10, MSS, 0, Arrival::InOrder, i * MSS, 0, false);
+            policy.on_segment(i * MS / 10, MSS, 0, Arrival::InOrder, i * MSS, 0);
             if policy.timing(MSS, false, false, i * MSS) == AckTiming::Now {
                 acks_now += 1;
                 policy.on_ack_sent();
@@ -391,16 +391,16 @@ mod tests {
         assert_eq!(policy.offered_window(10_000), 71_680, "held data is not free: 70,896 up to 2,048s");
         // Out-of-order data held in the buffer leaves less room: none at all here.
         policy.window_clamp = 90_000;
-        policy.on_segment(MS, MSS, 0, Arrival::OutOfOrder, 10 * MSS, 10_000, false);
+        policy.on_segment(MS, MSS, 0, Arrival::OutOfOrder, 10 * MSS, 10_000);
         assert_eq!(policy.rcv_ssthresh(), 80_896);
-        policy.on_segment(MS, MSS, 0, Arrival::OutOfOrder, 10 * MSS, 5_000, false);
+        policy.on_segment(MS, MSS, 0, Arrival::OutOfOrder, 10 * MSS, 5_000);
         assert_eq!(policy.rcv_ssthresh(), 83_792, "2,896 more fits below 85,000");
         // Short segments never grow it.
         policy.window_clamp = 1_000_000;
-        policy.on_segment(MS, 100, 0, Arrival::InOrder, 11 * MSS, 0, false);
+        policy.on_segment(MS, 100, 0, Arrival::InOrder, 11 * MSS, 0);
         assert_eq!(policy.rcv_ssthresh(), 83_792);
         // A 2 KB segment (GRO) grows it by twice its length.
-        policy.on_segment(MS, 2_000, 0, Arrival::InOrder, 12 * MSS, 0, false);
+        policy.on_segment(MS, 2_000, 0, Arrival::InOrder, 12 * MSS, 0);
         assert_eq!(policy.rcv_ssthresh(), 87_792);
     }
 
@@ -408,11 +408,11 @@ mod tests {
     fn autotuning_raises_the_clamp_from_the_most_read_in_one_rtt_and_its_growth() {
         let mut policy = LinuxAckPolicy::new(MSS, 64_000_000, MAX_QUICK_ACKS, true);
         // RTT from echoes: 40 ms, then 48 ms moves the average an eighth of the way: 41 ms.
-        policy.on_segment(100 * MS, MSS, 60 * MS, Arrival::InOrder, MSS, 0, false);
+        policy.on_segment(100 * MS, MSS, 60 * MS, Arrival::InOrder, MSS, 0);
         assert_eq!(policy.rcv_rtt(), Some(40 * MS));
-        policy.on_segment(110 * MS, MSS, 60 * MS, Arrival::InOrder, 2 * MSS, 0, false);
+        policy.on_segment(110 * MS, MSS, 60 * MS, Arrival::InOrder, 2 * MSS, 0);
         assert_eq!(policy.rcv_rtt(), Some(40 * MS), "the same echo is used once");
-        policy.on_segment(120 * MS, MSS, 72 * MS, Arrival::InOrder, 3 * MSS, 0, false);
+        policy.on_segment(120 * MS, MSS, 72 * MS, Arrival::InOrder, 3 * MSS, 0);
         assert_eq!(policy.rcv_rtt(), Some(41 * MS));
         // The measurement began at the first data (100 ms); 140 ms is within one RTT: no change.
         policy.on_read(140 * MS, 100_000);
@@ -437,10 +437,10 @@ mod tests {
         let mut policy = LinuxAckPolicy::new(MSS, 64_000_000, MAX_QUICK_ACKS, true);
         // The measurement ends one offered window (as offered before the segment) past it.
         let window_end = MSS + policy.offered_window(0);
-        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, 0, false);
-        policy.on_segment(30 * MS, MSS, 0, Arrival::InOrder, window_end - 1, 0, false);
+        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, 0);
+        policy.on_segment(30 * MS, MSS, 0, Arrival::InOrder, window_end - 1, 0);
         assert_eq!(policy.rcv_rtt(), None);
-        policy.on_segment(50 * MS, MSS, 0, Arrival::InOrder, window_end, 0, false);
+        policy.on_segment(50 * MS, MSS, 0, Arrival::InOrder, window_end, 0);
         assert_eq!(policy.rcv_rtt(), Some(50 * MS));
     }
 
@@ -448,18 +448,19 @@ mod tests {
     fn a_duplicate_a_silence_and_a_first_ce_mark_start_quick_acks() {
         let mut policy = LinuxAckPolicy::new(MSS, 64_000_000, MAX_QUICK_ACKS, true);
         policy.rcv_ssthresh = policy.window_clamp;
-        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, 0, false);
+        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, 0);
         policy.quick_acks_left = 0;
-        policy.on_segment(MS, MSS, 0, Arrival::Duplicate, MSS, 0, false);
+        policy.on_segment(MS, MSS, 0, Arrival::Duplicate, MSS, 0);
         assert_eq!(policy.quick_acks_left(), 16);
         policy.quick_acks_left = 0;
-        policy.on_segment(2 * MS, MSS, 0, Arrival::InOrder, 2 * MSS, 0, true);
+        policy.on_segment(2 * MS, MSS, 0, Arrival::InOrder, 2 * MSS, 0);
+        policy.on_ce_episode();
         assert_eq!(policy.quick_acks_left(), 2, "CE: two");
         policy.quick_acks_left = 0;
         // No RTT known: the RTO is TCP_TIMEOUT_INIT, 1 s. 0.9 s of silence is not enough, 1.1 s is.
-        policy.on_segment(902 * MS, MSS, 0, Arrival::InOrder, 3 * MSS, 0, false);
+        policy.on_segment(902 * MS, MSS, 0, Arrival::InOrder, 3 * MSS, 0);
         assert_eq!(policy.quick_acks_left(), 0);
-        policy.on_segment(2_100 * MS, MSS, 0, Arrival::InOrder, 4 * MSS, 0, false);
+        policy.on_segment(2_100 * MS, MSS, 0, Arrival::InOrder, 4 * MSS, 0);
         assert_eq!(policy.quick_acks_left(), 16);
     }
 

@@ -308,7 +308,10 @@ impl TcpReceiver {
         let ts_echo = if self.config.timestamps { data.ts_echo } else { 0 };
         let holes = !self.out_of_order.is_empty();
         let policy = self.linux.as_deref_mut().expect("called with the Linux policy only");
-        policy.on_segment(now, data.payload_bytes as u64, ts_echo, arrival, self.rcv_nxt, self.held_bytes, ce_episode);
+        policy.on_segment(now, data.payload_bytes as u64, ts_echo, arrival, self.rcv_nxt, self.held_bytes);
+        if ce_episode {
+            policy.on_ce_episode();
+        }
         if arrival == Arrival::InOrder {
             policy.on_read(now, self.stats.delivered_bytes);
         }
