@@ -333,6 +333,14 @@ impl EventQueue {
     pub fn advance_to(&mut self, time: SimTime) {
         self.now = self.now.max(time);
     }
+
+    /// Drops the events still pending after the end of a run and gives their room back; the
+    /// clock and the count of events processed stay.
+    pub fn free_pending(&mut self) {
+        self.links = BinaryHeap::new();
+        self.others = BinaryHeap::new();
+        self.taken = None;
+    }
 }
 
 /// What a random stream belongs to; part of the stream's seed so streams never collide.

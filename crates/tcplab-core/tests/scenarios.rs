@@ -103,6 +103,41 @@ fn queues_conserve_packets() {
 }
 
 #[test]
+fn the_results_taken_at_the_end_are_those_read_before_the_run_state_is_freed() {
+    // `take_results` frees the packets, pending events and scoreboards of a finished run before
+    // it builds the tables; what it reports must be what `results` reads with them still there.
+    let mut simulation = Simulation::new(&scenario(r#"
+        [simulation]
+        duration = "3s"
+        [topology]
+        kind = "dumbbell"
+        bottleneck = { rate = "20Mbps", delay = "10ms", buffer = "20p", forward = { loss = { model = "bernoulli", p = 0.002 } } }
+        [[flows]]
+        cc = "cubic"
+        count = 3
+        [[flows]]
+        protocol = "udp"
+        rate = "4Mbps"
+    "#)).unwrap();
+    simulation.run_until(u64::MAX);
+    assert!(simulation.is_finished());
+    assert!(simulation.live_packets() > 0, "the test must end with packets still in the network");
+    let read = simulation.results();
+    let taken = simulation.take_results();
+    assert_eq!(format!("{:?}", taken.summary), format!("{:?}", read.summary));
+    for (name, taken, read) in [
+        ("flows", &taken.flows, &read.flows),
+        ("links", &taken.links, &read.links),
+        ("events", &taken.events, &read.events),
+        ("flow_series", &taken.flow_series, &read.flow_series),
+        ("queue_series", &taken.queue_series, &read.queue_series),
+    ] {
+        assert_eq!(format!("{taken:?}"), format!("{read:?}"), "{name} differ");
+    }
+    assert_eq!(simulation.live_packets(), 0, "the packets' room was given back");
+}
+
+#[test]
 fn single_reno_flow_fills_the_link_with_a_one_bdp_buffer() {
     let results = run(r#"
         [simulation]

@@ -191,6 +191,13 @@ impl PacketPool {
         }
     }
 
+    /// Gives back every slot's room at the end of a run (no packet id may be used after it);
+    /// the discard counts stay.
+    pub fn free_slots(&mut self) {
+        self.slots = Vec::new();
+        self.free = Vec::new();
+    }
+
     /// Returns a slot to the pool; the id must not be used again.
     pub fn release(&mut self, id: PacketId) {
         self.free.push(id);

@@ -355,6 +355,14 @@ impl TcpSender {
         self.try_send(ctx);
     }
 
+    /// Gives back the room of the segments still outstanding at the end of a run, and of the
+    /// lists kept beside them; the sender must not act again after it.
+    pub fn free_scoreboard(&mut self) {
+        self.segments = VecDeque::new();
+        self.retransmission_order = VecDeque::new();
+        self.held_acks = VecDeque::new();
+    }
+
     /// A finite stream: the application will never write past `total` bytes.
     pub fn set_stream_end(&mut self, total: u64) {
         self.stream_end = Some(total);
