@@ -10,6 +10,7 @@ simulator (seeds 1, 2, ...) and `--kernel-runs` times on the kernel (it is not d
 metric compares the means.
 
     sudo python3 benches/linux_fidelity.py [--quick] [--only TEXT] [--kernel-runs N] [--seeds N]
+    sudo python3 benches/linux_fidelity.py --more-kernel-runs N   # more kernel runs per saved case
     python3 benches/linux_fidelity.py --report      # the table and figure from the saved runs
 
 Writes docs/linux-fidelity/runs.csv (one row per run), cases.csv (one row per case and metric,
@@ -139,10 +140,12 @@ def _jain(values: np.ndarray) -> float:
     return float(values.sum() ** 2 / (len(values) * (values ** 2).sum())) if values.any() else math.nan
 
 
-def run_case(scenario: dict, seeds: int, kernel_runs: int) -> list[dict]:
+def run_case(scenario: dict, seeds: int, kernel_runs: int, first_kernel_run: int = 1) -> list[dict]:
+    """`seeds` simulator runs and `kernel_runs` kernel runs, the kernel's numbered from
+    `first_kernel_run` (runs added to a case already measured continue its numbering)."""
     rows = []
-    for engine, runs in (("simulator", seeds), ("linux", kernel_runs)):
-        for index in range(runs):
+    for engine, runs, first in (("simulator", seeds, 1), ("linux", kernel_runs, first_kernel_run)):
+        for index in range(first - 1, first - 1 + runs):
             spec = dict(scenario, simulation=dict(scenario["simulation"], seed=index + 1))
             began = time.monotonic()
             result = tcplab.run(spec, backend=engine)
@@ -252,20 +255,28 @@ def main() -> int:
     parser.add_argument("--only", help="run the cases whose name contains this text")
     parser.add_argument("--kernel-runs", type=int, default=2)
     parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--more-kernel-runs", type=int, default=0, metavar="N",
+                        help="add N kernel runs to each chosen case already in runs.csv")
     parser.add_argument("--report", action="store_true", help="rebuild the table and figure from runs.csv")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     if args.report:
         return report()
+    if args.more_kernel_runs < 0:
+        parser.error(f"--more-kernel-runs {args.more_kernel_runs}: must be 0 or more")
     chosen = [c for c in cases(args.quick) if not args.only or args.only in c["name"]]
     path = OUT / "runs.csv"
     done = pd.read_csv(path) if path.exists() and not args.quick else pd.DataFrame()
     finished = set(done["case"]) if len(done) else set()
     for index, scenario in enumerate(chosen, 1):
-        if scenario["name"] in finished:
-            continue
         began = time.monotonic()
-        rows = run_case(scenario, args.seeds, args.kernel_runs)
+        if scenario["name"] not in finished:
+            rows = run_case(scenario, args.seeds, args.kernel_runs)
+        elif args.more_kernel_runs:
+            kernel = done[(done["case"] == scenario["name"]) & (done["engine"] == "linux")]
+            rows = run_case(scenario, 0, args.more_kernel_runs, first_kernel_run=int(kernel["run"].max()) + 1)
+        else:
+            continue
         done = pd.concat([done, pd.DataFrame(rows)], ignore_index=True)
         done.to_csv(path, index=False)
         print(f"[{index}/{len(chosen)}] {scenario['name']}: {time.monotonic() - began:.0f} s", flush=True)
