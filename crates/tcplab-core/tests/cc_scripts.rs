@@ -214,6 +214,28 @@ fn cubic_hystart_leaves_slow_start_when_the_rtt_rises() {
 }
 
 #[test]
+fn cubic_hystart_counts_rounds_from_the_first_ack_not_from_cwnd_16() {
+    // Linux 6.13's round-start fix: one ACK per segment, IW 10, min RTT 100 ms. The first round
+    // begins at ACK 1 (it ends once segment 10 is acknowledged), the second at ACK 11, the third
+    // at ACK 31. ACKs 23 to 31 carry a 130 ms RTT (queue left by the second flight), above the
+    // 112.5 ms threshold. Counted from cwnd 16 (ACK 7, the rule before the fix), a round would
+    // begin at ACK 23 with nine such samples and the delay rule would end slow start; counted
+    // from ACK 1, no round's first samples are all high, so slow start goes on.
+    let mut s = sender("cubic", Value::Null, 100);
+    s.fill_window();
+    for ack in 1..=40u64 {
+        if ack == 11 || ack == 31 {
+            s.advance(100 * MS);
+        }
+        s.rtt = if (23..=31).contains(&ack) { 130 * MS } else { 100 * MS };
+        s.ack(1);
+        s.fill_window();
+    }
+    assert_eq!(s.cwnd_segments(), 50.0, "still doubling: 10 + 40 ACKs");
+    assert!(s.ssthresh_segments() > 1e6, "HyStart must not have ended slow start");
+}
+
+#[test]
 fn cubic_fast_convergence_releases_bandwidth() {
     // Two losses in a row at falling windows: the second W_max is (1 + 0.7) / 2 of cwnd.
     let mut s = sender("cubic", json!({"hystart": false}), 100);

@@ -15,7 +15,9 @@
 //! - an idle period shifts the epoch so the curve resumes where it stopped (CA_EVENT_TX_START);
 //! - HyStart (ack train and delay increase) ends slow start early by setting ssthresh = cwnd; the
 //!   ACK train must span min RTT plus Linux's GSO cushion, halved for flows that are not paced
-//!   (Linux 5.7+ `hystart_update`: pacing may have spread a slow-start round over RTT/2);
+//!   (Linux 5.7+ `hystart_update`: pacing may have spread a slow-start round over RTT/2); its
+//!   rounds are counted from the first ACK, its rules act from cwnd 16 (Linux 6.13's round-start
+//!   fix, in the stable kernels too);
 //! - growth stops while the flow is not cwnd-limited (`tcp_is_cwnd_limited`) unless disabled.
 //!
 //! Linux's 1/32 s cache of the target computation (`last_time`) is not modelled: the target is
@@ -350,6 +352,14 @@ impl Cubic {
         if ack.snd_una > self.hystart.end_seq {
             self.hystart_reset(ack.now, ack.snd_nxt);
         }
+        // Rounds are counted from the first ACK on; only detection waits for the low window
+        // (Linux 6.13, "tcp_cubic: fix incorrect HyStart round start detection", backported to
+        // the stable kernels: rounds that began only once cwnd reached 16 started mid-flight,
+        // where the first delay samples already carry the queue, so the delay rule fired a round
+        // early: ssthresh 197 KB against the kernel's 357 KB for one flow at 50 Mbit/s, 40 ms).
+        if self.window.cwnd < self.config.hystart_low_window {
+            return;
+        }
         let min_rtt = self.min_rtt.unwrap_or(rtt);
         if self.config.hystart_ack_train && ack.now - self.hystart.last_ack <= self.config.hystart_ack_delta.nanos() {
             self.hystart.last_ack = ack.now;
@@ -415,11 +425,7 @@ impl CongestionControl for Cubic {
             if !settling {
                 self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
             }
-            if self.config.hystart
-                && !self.hystart.found
-                && self.window.in_slow_start()
-                && self.window.cwnd >= self.config.hystart_low_window
-            {
+            if self.config.hystart && !self.hystart.found && self.window.in_slow_start() {
                 self.hystart_update(ack, rtt);
             }
         }
