@@ -46,10 +46,14 @@ def test_a_one_megabyte_transfer_completes_in_the_kernels_time():
 
 def test_the_verdicts_apply_each_metrics_tolerance():
     runs = pd.DataFrame([
-        {"case": "c", "engine": "simulator", "goodput_mbps": 40.0, "retransmitted_segments": 10.0, "jain_index": 0.90},
-        {"case": "c", "engine": "simulator", "goodput_mbps": 42.0, "retransmitted_segments": 12.0, "jain_index": 0.92},
-        {"case": "c", "engine": "linux", "goodput_mbps": 43.0, "retransmitted_segments": 30.0, "jain_index": 0.80},
-        {"case": "c", "engine": "linux", "goodput_mbps": 43.0, "retransmitted_segments": 32.0, "jain_index": 0.99},
+        {"case": "c", "engine": "simulator", "goodput_mbps": 40.0, "retransmitted_segments": 10.0, "jain_index": 0.70,
+         "slow_start_exit_s": 0.20, "rtt_p50_ms": 50.0},
+        {"case": "c", "engine": "simulator", "goodput_mbps": 42.0, "retransmitted_segments": 12.0, "jain_index": 0.72,
+         "slow_start_exit_s": 0.20, "rtt_p50_ms": 50.0},
+        {"case": "c", "engine": "linux", "goodput_mbps": 43.0, "retransmitted_segments": 30.0, "jain_index": 0.80,
+         "slow_start_exit_s": 0.30, "rtt_p50_ms": 70.0},
+        {"case": "c", "engine": "linux", "goodput_mbps": 43.0, "retransmitted_segments": 32.0, "jain_index": 0.99,
+         "slow_start_exit_s": 0.21, "rtt_p50_ms": 90.0},
     ])
     for metric in linux_fidelity.TOLERANCES:
         if metric not in runs:
@@ -59,9 +63,14 @@ def test_the_verdicts_apply_each_metrics_tolerance():
     assert table.loc["goodput_mbps", "within"] == "yes"
     # 31 against 11: +20 segments is within the 20-segment floor although +182%.
     assert table.loc["retransmitted_segments", "within"] == "yes"
-    # The kernel's own runs differ by 0.19 > 0.05: no verdict on Jain's index.
+    # The kernel's own runs differ by 0.19 > 0.05: no verdict on Jain's index (issue 32's rule).
     assert table.loc["jain_index", "within"] == "kernel runs disagree"
-    assert "rtt_p50_ms" not in table.index, "a metric neither engine measured is left out"
+    # Slow-start exit 0.20 against a mean of 0.255 (+27%): a miss against the mean, but the
+    # kernel's runs differ by 0.09 (> 15% of their mean) and one of them is within 15% of 0.20.
+    assert table.loc["slow_start_exit_s", "within"] == "kernel runs disagree"
+    # RTT 50 against 70 and 90 ms: the kernel's runs differ too, but the simulator is far from both.
+    assert table.loc["rtt_p50_ms", "within"] == "no"
+    assert "fct_p50_s" not in table.index, "a metric neither engine measured is left out"
     runs.loc[runs["engine"] == "linux", "goodput_mbps"] = 44.0
     assert linux_fidelity.verdicts(runs).set_index("metric").loc["goodput_mbps", "within"] == "no"
 
@@ -108,3 +117,26 @@ def test_an_endpoints_report_is_read_when_its_descriptor_is_above_1024():
     finally:
         for descriptor in filler:
             os.close(descriptor)
+
+
+def test_the_hystart_replay_finds_the_simulators_own_exit_in_its_capture(tmp_path):
+    # scripts/hystart_replay.py is how the slow-start difference was found on the kernel's
+    # capture; on a capture of the simulator's sender it must find the exit the simulator made.
+    scenario = ONE_MEGABYTE.replace('size = "1MB"', "").replace("buffer = \"1BDP\"", "buffer = \"8BDP\"")
+    scenario = scenario.replace('duration = "3s"', 'duration = "0.6s"\ncapture = ["access-s0"]')
+    result = tcplab.run(scenario)
+    result.save(tmp_path / "out")
+    merged = tmp_path / "sender.pcap"
+    subprocess.run(["mergecap", "-w", str(merged), str(tmp_path / "out" / "access-s0-forward.pcap"),
+                    str(tmp_path / "out" / "access-s0-reverse.pcap")], check=True, timeout=60)
+    syn_port = subprocess.run(["tshark", "-r", str(merged), "-c", "1", "-T", "fields", "-e", "tcp.srcport"],
+                              capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "hystart_replay.py"), str(merged), syn_port],
+                         capture_output=True, text=True, check=True, timeout=120).stdout
+    last = out.strip().splitlines()[-1]
+    rule, cwnd = last.split()[0], int(last.rsplit("about ", 1)[1].split()[0])
+    series = result.timeseries
+    ssthresh_segments = series[series["ssthresh_bytes"].notna()]["ssthresh_bytes"].iloc[0] / 1448
+    assert rule == "ACK", last
+    assert abs(cwnd - ssthresh_segments) <= 3, (cwnd, ssthresh_segments)
