@@ -164,6 +164,35 @@ fn out_of_order_data_gets_three_immediate_acks_then_one_compressed_sack() {
 }
 
 #[test]
+fn compressed_sacks_still_report_every_block_that_arrived() {
+    // A slow-start overshoot: from 40 on, every third segment is lost, so every second arrival
+    // starts a block. Linux keeps four blocks and reports three; a fifth pushes the oldest out,
+    // and if an ACK is being compressed then, it goes first (`tcp_sack_compress_send_ack`). So the
+    // sender hears of every block although the compression timer (0.5 ms) is longer than the
+    // whole burst.
+    let (mut s, _) = Script::past_quick_acks();
+    let base = 100 * MS + 41 * SPACING;
+    let arrived: Vec<u64> = (41..=88).filter(|i| i % 3 != 1).collect();
+    for (k, &i) in arrived.iter().enumerate() {
+        s.segment(i, base + k as u64 * 20 * US, base - 10 * MS);
+    }
+    s.at(base + 20 * MS);
+    assert!(s.acks.iter().all(|a| a.ack == 40 * MSS));
+    assert!(s.acks.len() < arrived.len(), "some ACKs were compressed: {}", s.acks.len());
+    for &i in &arrived {
+        let reported =
+            s.acks.iter().any(|a| a.sack_blocks().any(|(start, end)| start <= i * MSS && (i + 1) * MSS <= end));
+        assert!(reported, "segment {i} arrived but no ACK reported it");
+    }
+    // Each ACK leads with the newest block and carries at most three.
+    for ack in &s.acks {
+        assert!(ack.sack_blocks().len() <= 3);
+        let starts: Vec<u64> = ack.sack_blocks().map(|(start, _)| start).collect();
+        assert!(starts.windows(2).all(|w| w[0] > w[1]), "most recent first: {starts:?}");
+    }
+}
+
+#[test]
 fn a_duplicate_segment_is_acked_at_once_and_restarts_quick_acks() {
     let (mut s, mut acked) = Script::past_quick_acks();
     // A spurious retransmission of segment 5.

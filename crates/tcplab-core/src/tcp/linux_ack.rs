@@ -30,7 +30,8 @@
 //! 6. **A filled hole** (`tcp_data_queue`: `ICSK_ACK_NOW`): ACK at once when the last hole closes.
 //! 7. **Out-of-order data** (`__tcp_ack_snd_check`): with SACK, the first three ACKs at one
 //!    `rcv_nxt` go at once; later ones are compressed into one per min(1 ms, RTT / 20)
-//!    (`tcp_comp_sack_delay_ns`), at most 44 in one (`tcp_comp_sack_nr`). Without SACK, at once.
+//!    (`tcp_comp_sack_delay_ns`), at most 44 in one (`tcp_comp_sack_nr`), and sooner if a new
+//!    SACK block would push an unreported one out (`linux_sack.rs`). Without SACK, at once.
 //! 8. Otherwise the delayed-ACK timer (`tcp_send_delayed_ack`; a bulk receiver's ATO stays at
 //!    TCP_ATO_MIN, 40 ms: the caller's `delayed_ack_timeout`).
 //!
@@ -40,6 +41,7 @@
 //! (interactive) mode; memory pressure; and a slow reader (the application reads at once).
 //! docs/tcp.md has the rules with their sources, and docs/linux-fidelity.md what they change.
 
+use crate::tcp::linux_sack::SackBlocks;
 use crate::time::{SimDuration, SimTime, NANOS_PER_MILLI};
 
 /// Quick ACKs a new episode gives at most (TCP_MAX_QUICKACKS, include/net/tcp.h).
@@ -119,6 +121,8 @@ pub struct LinuxAckPolicy {
     duplicate_acks_at: u64,
     duplicate_acks: u32,
     compressed: u32,
+    /// The SACK blocks this receiver reports, with SACK on (`linux_sack.rs`).
+    pub sack_blocks: SackBlocks,
 }
 
 impl LinuxAckPolicy {
@@ -151,6 +155,7 @@ impl LinuxAckPolicy {
             duplicate_acks_at: 0,
             duplicate_acks: 0,
             compressed: 0,
+            sack_blocks: SackBlocks::default(),
         }
     }
 
@@ -239,6 +244,16 @@ impl LinuxAckPolicy {
             Some(rtt) if rtt / 20 > 0 => AckTiming::After((rtt / 20).min(MAX_COMPRESSION_DELAY)),
             _ => AckTiming::Now,
         }
+    }
+
+    /// Whether SACK is on: the ACKs report `sack_blocks`.
+    pub fn sack(&self) -> bool {
+        self.sack
+    }
+
+    /// Whether an ACK is being held back by SACK compression.
+    pub fn compressing(&self) -> bool {
+        self.compressed > 0
     }
 
     /// An ACK went out: it uses a quick ACK and ends a compression.

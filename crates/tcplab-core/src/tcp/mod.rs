@@ -3,6 +3,7 @@
 //! algorithm logic.
 
 pub mod linux_ack;
+pub mod linux_sack;
 pub mod prr;
 pub mod rack;
 pub mod receiver;

@@ -263,6 +263,7 @@ impl TcpReceiver {
             self.deliver_up_to(end, now);
             Arrival::InOrder
         } else {
+            self.linux_sack_block(start, end, ctx);
             self.hold(start, end);
             Arrival::OutOfOrder
         };
@@ -316,6 +317,22 @@ impl TcpReceiver {
             policy.on_read(now, self.stats.delivered_bytes);
         }
         policy.timing(self.rcv_nxt - self.last_ack_sent, holes, had_holes && !holes, self.rcv_nxt)
+    }
+
+    /// Linux with SACK: out-of-order data [start, end) enters the SACK blocks; if it pushes out
+    /// a block while a compressed ACK is pending, that ACK goes first, so the sender hears of
+    /// the block (`linux_sack.rs`).
+    fn linux_sack_block(&mut self, start: u64, end: u64, ctx: &mut EndpointContext) {
+        let Some(policy) = self.linux.as_deref() else { return };
+        if !policy.sack() {
+            return;
+        }
+        if policy.compressing() && policy.sack_blocks.would_push_one_out(start, end) {
+            self.send_ack(None, ctx);
+        }
+        if let Some(policy) = self.linux.as_deref_mut() {
+            policy.sack_blocks.on_out_of_order(start, end);
+        }
     }
 
     /// The ACK goes out by `deadline` at the latest (a pending earlier deadline stays).
@@ -387,6 +404,9 @@ impl TcpReceiver {
         self.stats.delivered_bytes += new_next - self.rcv_nxt;
         self.stats.last_delivery_at = now;
         self.rcv_nxt = new_next;
+        if let Some(policy) = self.linux.as_deref_mut() {
+            policy.sack_blocks.on_cumulative_ack(new_next);
+        }
     }
 
     /// Adds [start, end) to the held ranges, merging the ones it touches, in place (no
@@ -413,13 +433,9 @@ impl TcpReceiver {
         self.held_bytes = self.held_bytes + (merged_end - merged_start) - replaced;
     }
 
-    fn send_ack(&mut self, trigger: Option<(u64, u64)>, ctx: &mut EndpointContext) {
-        if let Some(policy) = self.linux.as_deref_mut() {
-            policy.on_ack_sent();
-        }
-        self.unacknowledged_segments = 0;
-        self.delayed_ack_deadline = None;
-        self.last_ack_sent = self.rcv_nxt;
+    /// The SACK blocks of the counted policy: the one holding `trigger` (the segment that
+    /// prompted the ACK) first, then the highest.
+    fn newest_and_highest_sack_blocks(&self, trigger: Option<(u64, u64)>) -> ([(u64, u64); MAX_SACK_BLOCKS], usize) {
         let mut sack = [(0, 0); MAX_SACK_BLOCKS];
         let mut count = 0;
         if let Some(block) = trigger.and_then(|(start, _)| self.held_range(start)) {
@@ -436,6 +452,25 @@ impl TcpReceiver {
             sack[count] = block;
             count += 1;
         }
+        (sack, count)
+    }
+
+    fn send_ack(&mut self, trigger: Option<(u64, u64)>, ctx: &mut EndpointContext) {
+        if let Some(policy) = self.linux.as_deref_mut() {
+            policy.on_ack_sent();
+        }
+        self.unacknowledged_segments = 0;
+        self.delayed_ack_deadline = None;
+        self.last_ack_sent = self.rcv_nxt;
+        let (sack, count) = match self.linux.as_deref().filter(|policy| policy.sack()) {
+            Some(policy) => {
+                let reported = policy.sack_blocks.reported();
+                let mut sack = [(0, 0); MAX_SACK_BLOCKS];
+                sack[..reported.len()].copy_from_slice(reported);
+                (sack, reported.len())
+            }
+            None => self.newest_and_highest_sack_blocks(trigger),
+        };
         // SACK option: 2 bytes kind/length + 8 per block, padded to 4 bytes with two NOPs.
         let option_bytes = if count > 0 { 4 + 8 * count as u64 } else { 0 };
         self.stats.acks_sent += 1;
