@@ -29,7 +29,7 @@
 //! Targets (issue 9): at least 1.5x htsim's packet rate, set-up under 1 s at 10,000 flows, peak
 //! RSS under 100 MB at 1,000 flows; issue 33: peak RSS at or below htsim's at 1,000 and 10,000
 //! flows, 100,000 flows within 2 GB with set-up under 5 s (`giant`: 1.3 GB, 1.3 s). htsim keeps
-//! no time series, so the memory figure that compares like with like is `-- --no-series`: 33
+//! no time series, so the memory figure that compares like with like is `-- --no-series`: 34
 //! and 105 MB at 1,000 and 10,000 flows against htsim's 26 and 74 (not met; 60 and 131 MB with
 //! the series; 52 and 128, 77 and 154 before issue 33's second pass). `benches/htsim/` times
 //! htsim on this dumbbell; this machine's speed drifts between sessions, so time both together
