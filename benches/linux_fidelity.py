@@ -3,7 +3,7 @@ Linux back-end) on the same scenarios, metric by metric, against fixed tolerance
 
 Cases: cubic, reno and bbr x 1, 4 and 16 flows x a drop-tail buffer of 0.5, 1 and 8
 bandwidth-delay products x a base RTT of 10, 40 and 150 ms, on a 50 Mbit/s dumbbell (1 Gbit/s,
-1 ms access links); then short transfers (Poisson arrivals, sizes from a bounded Pareto
+1 ms access links; flow i starts at i x START_INTERVAL_MS); then short transfers (Poisson arrivals, sizes from a bounded Pareto
 distribution from 10 KB to 10 MB, shape 1.2, mean 45 KB) at 30% and 70% of a 10 Mbit/s, 40 ms
 dumbbell, and the 30% load beside two bulk cubic flows. Each case runs `--seeds` times on the
 simulator (seeds 1, 2, ...) and `--kernel-runs` times on the kernel (it is not deterministic); a
@@ -51,6 +51,11 @@ TOLERANCES = {
     "jain_index": (0.0, 0.05),
 }
 SAMPLE_INTERVAL = "10ms"
+# Flow i of a bulk case starts at i x this. Started in the same nanosecond, the simulator's flows
+# run their slow-start rounds in lockstep, while the kernel's endpoints (separate processes woken
+# together) send their SYNs over about 3 ms; started this far apart, both engines keep the same
+# order and spacing (each endpoint wakes alone).
+START_INTERVAL_MS = 2
 SHORT_RATE_MBPS = 10
 SHORT_ARRIVALS_S = 8.0
 
@@ -67,7 +72,8 @@ def bulk_scenario(algorithm: str, flows: int, buffer_bdp: float, rtt_ms: int) ->
             "bottleneck": {"rate": "50Mbps", "delay": f"{bottleneck_ms:g}ms", "buffer": f"{buffer_bdp:g}BDP"},
             "access": {"rate": "1Gbps", "delay": "1ms", "buffer": "10000p"},
         },
-        "flows": [{"cc": algorithm, "count": flows}],
+        "flows": [{"cc": algorithm, "name": f"{algorithm}-{i}", "start": f"{i * START_INTERVAL_MS}ms"}
+                  for i in range(flows)],
     }
 
 
