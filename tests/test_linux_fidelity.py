@@ -89,6 +89,17 @@ def test_the_quick_matrix_runs_on_both_engines_and_writes_its_table(tmp_path, mo
     assert "cubic-1f-8bdp-40ms" in (tmp_path / "matrix.md").read_text()
 
 
+def test_a_multi_flow_case_starts_its_flows_the_interval_apart():
+    # Flows started in the same nanosecond keep their slow-start rounds in lockstep, which the
+    # kernel's endpoints do not (docs/linux-fidelity.md): the matrix spaces them instead.
+    scenario = linux_fidelity.bulk_scenario("reno", 4, 1, 40)
+    scenario["simulation"]["duration"] = "100ms"
+    flows = tcplab.run(scenario).flows
+    interval_s = linux_fidelity.START_INTERVAL_MS / 1e3
+    assert interval_s > 0
+    assert list(flows["start_s"]) == pytest.approx([i * interval_s for i in range(4)])
+
+
 def test_a_report_before_any_run_is_a_clear_error(tmp_path):
     program = f"import sys; sys.path.insert(0, {str(ROOT / 'benches')!r}); import linux_fidelity as f; " \
               f"from pathlib import Path; f.OUT = Path({str(tmp_path)!r}); sys.argv = ['x', '--report']; sys.exit(f.main())"
