@@ -191,6 +191,20 @@ def test_an_interrupted_run_leaves_nothing(tmp_path, interruption):
     assert leftovers() == NOTHING_LEFT
 
 
+def test_a_library_caller_ended_by_sigterm_leaves_nothing(tmp_path):
+    # `tcplab.run` inside a program that keeps Python's default SIGTERM action (a test runner, a
+    # script): the process still ends by the signal, after the run's clean-up.
+    path = tmp_path / "scenario.toml"
+    path.write_text(scenario('[[flows]]\ncc = "cubic"\n', duration="20s"))
+    program = f"import tcplab; tcplab.run({str(path)!r}, backend='linux')"
+    process = subprocess.Popen([sys.executable, "-c", program], stderr=subprocess.PIPE, text=True)
+    wait_for_endpoints(process)
+    process.send_signal(signal.SIGTERM)
+    _, errors = process.communicate(timeout=30)
+    assert process.returncode == -signal.SIGTERM, errors
+    assert leftovers() == NOTHING_LEFT
+
+
 def test_a_run_whose_flow_process_is_killed_fails_clearly_and_leaves_nothing(tmp_path):
     process = start_cli_run(tmp_path)
     endpoints = wait_for_endpoints(process)

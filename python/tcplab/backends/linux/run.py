@@ -4,15 +4,18 @@ them, an endpoint process per host, and the same tables the simulator returns.
 The order matters for cleanup. The emulator creates the TUN devices (they live while it holds
 them, so they vanish with this process however it ends); the namespaces come next and are
 removed in ``finally``, after every endpoint process is killed; endpoint processes also die with
-this process (PR_SET_PDEATHSIG). Whatever a SIGKILLed run leaves (empty namespaces) is removed
-by ``tcplab lab cleanup``.
+this process (PR_SET_PDEATHSIG). A SIGTERM that would end the process outright (Python's default)
+first lets that clean-up run (``_cleanup_on_sigterm``). Whatever a SIGKILLed run leaves (empty
+namespaces) is removed by ``tcplab lab cleanup``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -41,6 +44,10 @@ class EndpointFailed(RuntimeError):
     """An endpoint process died or reported an error; the message names its host and flow."""
 
 
+class _Terminated(BaseException):
+    """SIGTERM arrived during a run (see ``_cleanup_on_sigterm``)."""
+
+
 @dataclass
 class Endpoint:
     flow_id: int
@@ -62,7 +69,35 @@ def run_on_linux(scenario_json: str, progress: bool = False):
         # Built (and their parameters checked) before anything is created.
         objects = {plan.algorithm: congestion_controls.prepare(plan, Path(directory))
                    for plan in congestion_controls.plan(scenario)}
-        return _run_with(scenario, scenario_json, resolved_toml, objects, progress)
+        with _cleanup_on_sigterm():
+            return _run_with(scenario, scenario_json, resolved_toml, objects, progress)
+
+
+@contextmanager
+def _cleanup_on_sigterm() -> Iterator[None]:
+    """A SIGTERM during the run ends the process as it would have (killed by SIGTERM), but only
+    after the run's clean-up: Python's default action ends the process at once, which would leave
+    the namespaces and any registered BPF algorithm behind. Only where that default is in place
+    and signals can be handled (the main thread): a caller with a handler of its own (the CLI
+    turns SIGTERM into an interrupt) keeps it."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def terminate(signum, frame):
+        raise _Terminated
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    except _Terminated:
+        # The run's `finally` has removed what it made; now end as the signal would have.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _run_with(scenario: dict, scenario_json: str, resolved_toml: str, objects: dict[str, Path], progress: bool):
