@@ -3,9 +3,9 @@ Linux back-end) on the same scenarios, metric by metric, against fixed tolerance
 
 Cases: cubic, reno and bbr x 1, 4 and 16 flows x a drop-tail buffer of 0.5, 1 and 8
 bandwidth-delay products x a base RTT of 10, 40 and 150 ms, on a 50 Mbit/s dumbbell (1 Gbit/s,
-1 ms access links; flow i starts at i x START_INTERVAL_MS); then short transfers (Poisson arrivals, sizes from a bounded Pareto
-distribution from 10 KB to 10 MB, shape 1.2, mean 45 KB) at 30% and 70% of a 10 Mbit/s, 40 ms
-dumbbell, and the 30% load beside two bulk cubic flows. Each case runs `--seeds` times on the
+1 ms access links; flow i starts at i x START_INTERVAL_MS); then short transfers (Poisson
+arrivals, sizes from a bounded Pareto distribution from 10 KB to 10 MB, shape 1.2, mean 45 KB) at
+30% and 70% of a 10 Mbit/s, 40 ms dumbbell, and the 30% load beside two bulk cubic flows. Each case runs `--seeds` times on the
 simulator (seeds 1, 2, ...) and `--kernel-runs` times on the kernel (it is not deterministic); a
 metric compares the means.
 
