@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 
 import tcplab
 from tcplab.backends.linux import lab
+from tcplab.backends.linux.run import BUILD_DIRECTORY_PREFIX
 
 ENDPOINT_PROGRAM = "tcplab/backends/linux/endpoint.py"
 RATE_BPS = 50_000_000
@@ -197,12 +199,14 @@ def test_a_library_caller_ended_by_sigterm_leaves_nothing(tmp_path):
     path = tmp_path / "scenario.toml"
     path.write_text(scenario('[[flows]]\ncc = "cubic"\n', duration="20s"))
     program = f"import tcplab; tcplab.run({str(path)!r}, backend='linux')"
+    build_directories = set(Path(tempfile.gettempdir()).glob(f"{BUILD_DIRECTORY_PREFIX}*"))
     process = subprocess.Popen([sys.executable, "-c", program], stderr=subprocess.PIPE, text=True)
     wait_for_endpoints(process)
     process.send_signal(signal.SIGTERM)
     _, errors = process.communicate(timeout=30)
     assert process.returncode == -signal.SIGTERM, errors
     assert leftovers() == NOTHING_LEFT
+    assert set(Path(tempfile.gettempdir()).glob(f"{BUILD_DIRECTORY_PREFIX}*")) == build_directories
 
 
 def test_a_run_whose_flow_process_is_killed_fails_clearly_and_leaves_nothing(tmp_path):

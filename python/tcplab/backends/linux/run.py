@@ -38,6 +38,8 @@ START_MARGIN_S = 0.3
 REPORT_GRACE_S = 10.0
 # Send buffers large enough for tens of MB in flight (8 BDP at 1 Gbit/s x 40 ms is 40 MB).
 SOCKET_BUFFERS = "4096 131072 67108864"
+# The temporary directory a run builds its BPF congestion controls in.
+BUILD_DIRECTORY_PREFIX = "tcplab-bpf-"
 
 
 class EndpointFailed(RuntimeError):
@@ -65,12 +67,13 @@ def run_on_linux(scenario_json: str, progress: bool = False):
     resolved_toml = _core.validate(scenario_json)
     scenario = tomllib.loads(resolved_toml)
     preflight.check_scenario(scenario, json.loads(scenario_json))
-    with tempfile.TemporaryDirectory(prefix="tcplab-bpf-") as directory:
+    # The signal guard outermost, so that the build directory is removed too before the process
+    # ends by the signal.
+    with _cleanup_on_sigterm(), tempfile.TemporaryDirectory(prefix=BUILD_DIRECTORY_PREFIX) as directory:
         # Built (and their parameters checked) before anything is created.
         objects = {plan.algorithm: congestion_controls.prepare(plan, Path(directory))
                    for plan in congestion_controls.plan(scenario)}
-        with _cleanup_on_sigterm():
-            return _run_with(scenario, scenario_json, resolved_toml, objects, progress)
+        return _run_with(scenario, scenario_json, resolved_toml, objects, progress)
 
 
 @contextmanager
