@@ -350,6 +350,23 @@ fn pacing_option_spaces_segments_at_twice_cwnd_over_srtt_in_slow_start() {
     assert_eq!(s.sent(), vec![11]);
 }
 
+#[test]
+fn bbr_sends_its_first_ten_segments_unpaced_then_paces_from_the_syns_rtt() {
+    let config = TcpConfig { syn: true, initial_window_segments: 12, ..config(RecoveryMode::Sack) };
+    let mut s = Script::build_with("bbr", config, None);
+    assert_eq!(s.outbox.drain(..).count(), 1, "the SYN");
+    s.at(10);
+    s.ack(0, &[]);
+    // Linux paces from the tenth data segment on: ten leave at once, the eleventh after the
+    // tenth's 8,000 bits at 2.885 x 12 x 8,000 bit / 10 ms (the SYN's RTT) x 0.99 =
+    // 27.41904 Mbit/s, 291,768.2 ns later (with no RTT the rate would be ten times higher).
+    assert_eq!(s.sent(), (0..10).collect::<Vec<_>>());
+    s.at_nanos(10 * MS + 291_768);
+    assert!(s.sent().is_empty(), "the eleventh waits for its pacing gap");
+    s.at_nanos(10 * MS + 291_769);
+    assert_eq!(s.sent(), vec![10]);
+}
+
 /// Records every ACK event the sender reports, behind a fixed window.
 struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<tcplab_core::cc::AckEvent>>>);
 

@@ -150,6 +150,13 @@ pub trait CongestionControl: Send {
     fn on_congestion_event(&mut self, event: &CongestionEvent);
     /// Fast recovery ended (the recovery point was acknowledged).
     fn on_recovery_exit(&mut self, now: SimTime);
+    /// The handshake is done and data may flow: Linux initialises the algorithm here
+    /// (`tcp_init_transfer` calls `tcp_init_congestion_control` after the SYN-ACK, or the ACK
+    /// of the SYN-ACK, was processed), so it starts knowing the SYN's RTT as its smoothed and
+    /// minimum RTT. `syn_rtt` is that sample, or None when the SYN was resent (Karn). Only
+    /// algorithms whose initial state depends on the RTT need this (BBR's initial pacing rate
+    /// and min RTT); it is not called when the connection has no SYN exchange (`syn = false`).
+    fn on_connection_established(&mut self, _now: SimTime, _syn_rtt: Option<SimDuration>) {}
     /// A segment left the sender; `bytes_in_flight_before` is 0 when the connection was idle.
     fn on_packet_sent(&mut self, _now: SimTime, _bytes: u64, _bytes_in_flight_before: u64) {}
     /// Everything outstanding at a retransmission timeout has been acknowledged (the end of

@@ -427,6 +427,15 @@ impl CongestionControl for Bbr {
         true
     }
 
+    /// Linux bbr_init runs once the handshake is done: the min RTT starts as the SYN's
+    /// (`tcp_min_rtt`), stamped now, and the pacing rate is high_gain x initial window over it
+    /// (`bbr_init_pacing_rate_from_rtt`), so the initial window leaves paced, not as a burst.
+    fn on_connection_established(&mut self, now: SimTime, syn_rtt: Option<SimDuration>) {
+        self.min_rtt = syn_rtt;
+        self.min_rtt_stamp = now;
+        self.init_pacing_rate(syn_rtt);
+    }
+
     fn on_ack(&mut self, ack: &AckEvent) {
         if !self.pacing_from_rtt && ack.srtt > 0 {
             self.init_pacing_rate(Some(ack.srtt));
@@ -544,6 +553,33 @@ impl CongestionControl for Bbr {
 mod tests {
     use super::*;
     use crate::time::NANOS_PER_MILLI as MS;
+
+    #[test]
+    fn the_connection_starts_with_the_syns_rtt_as_min_rtt_and_pacing_base() {
+        let mut bbr = Bbr::new(BbrConfig::default(), ConnectionInfo::new(1000, 10, 3));
+        // Before the handshake: 2.885 x 10 x 8,000 bit / 1 ms x 0.99 = 228.492 Mbit/s.
+        assert!(bbr.pacing_rate().unwrap().abs_diff(228_492_000) <= 1);
+        bbr.on_connection_established(7 * MS, Some(20 * MS));
+        assert_eq!(bbr.min_rtt, Some(20 * MS));
+        // After it: the same over the SYN's 20 ms, 11.4246 Mbit/s.
+        let rate = bbr.pacing_rate().unwrap();
+        assert!(rate.abs_diff(11_424_600) <= 1, "{rate}");
+        // The min RTT is stamped at the handshake: no PROBE_RTT before 7 ms + 10 s.
+        bbr.on_ack(&AckEvent {
+            now: 10 * NANOS_PER_SEC,
+            acked_bytes: 1000,
+            acked_segments: 1,
+            rtt_sample: Some(30 * MS),
+            srtt: 30 * MS,
+            min_rtt: 30 * MS,
+            bytes_in_flight_before: 10_000,
+            bytes_in_flight: 9_000,
+            snd_una_advanced: true,
+            delivered: 1000,
+            ..AckEvent::default()
+        });
+        assert_eq!((bbr.mode, bbr.min_rtt), (Mode::Startup, Some(20 * MS)));
+    }
 
     #[test]
     fn startup_leaves_after_three_rounds_without_25_percent_growth_then_drains() {

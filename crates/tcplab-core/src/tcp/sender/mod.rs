@@ -213,6 +213,9 @@ pub struct TcpSender {
 
     /// Pacing: earliest time of the next transmission.
     next_send_time: SimTime,
+    /// Data segments sent, retransmissions included (Linux's `data_segs_out`): pacing starts
+    /// after the first `UNPACED_SEGMENTS`.
+    data_segments_sent: u64,
     pacing_timer_pending: bool,
 
     /// Deadlines of the retransmission timer, RACK's reordering timer and the tail loss probe,
@@ -322,6 +325,7 @@ impl TcpSender {
             rtt_timed: None,
             handshake,
             next_send_time: 0,
+            data_segments_sent: 0,
             pacing_timer_pending: false,
             rto_deadline: None,
             reorder_deadline: None,

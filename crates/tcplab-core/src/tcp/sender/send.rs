@@ -7,6 +7,11 @@ use crate::net::packet::{Ecn, Packet, PacketKind};
 use crate::tcp::{EcnResponse, EndpointContext, RecoveryMode, RttSampling};
 use crate::time::{transmission_time, SimTime, NANOS_PER_SEC};
 
+/// Linux paces a connection only from its tenth data segment on, as the original fq qdisc did
+/// (`tcp_update_skb_after_send`: no pacing gap while `data_segs_out` < 10, counted after the
+/// segment), so an initial window of ten leaves as a burst.
+const UNPACED_SEGMENTS: u64 = 10;
+
 /// The connection set-up with `syn = true` (ns-2's one-way agents with `syn_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Handshake {
@@ -189,7 +194,8 @@ impl TcpSender {
 
     /// The SYN-ACK arrived: its RTT seeds the estimator unless the SYN was resent (ns-2 times
     /// the SYN like any new segment), and data may flow. With ns-2's `delay_growth_` the window
-    /// does not grow on it: the algorithm never sees it, so the data starts with the initial
+    /// does not grow on it: the algorithm sees it only as the connection's start
+    /// (`on_connection_established`), so the data starts with the initial
     /// window (one segment after a SYN timeout, as the algorithm's loss window; ns-2 likewise
     /// drops `windowInit_` to 1 when the first packet was lost, `bugfix_ss_`).
     pub(super) fn on_syn_ack(&mut self, ack: &Packet, ctx: &mut EndpointContext) {
@@ -198,12 +204,14 @@ impl TcpSender {
         self.handshake = Handshake::Done;
         self.peer_window = ack.receive_window as u64;
         self.last_ack_sent_at = self.last_ack_sent_at.max(ack.sent_at);
-        if !retransmitted {
+        let syn_rtt = (!retransmitted).then(|| now - sent_at);
+        if syn_rtt.is_some() {
             // The SYN's RTT seeds the timer; the RTT statistics stay about data segments.
             let (min_rtt, latest) = (self.rtt.min_rtt, self.rtt.latest);
             self.rtt.on_sample_sent_at(sent_at, now, true);
             (self.rtt.min_rtt, self.rtt.latest) = (min_rtt, latest);
         }
+        self.cc.on_connection_established(now, syn_rtt);
         self.rto_deadline = None;
         self.try_send(ctx);
         self.schedule_timer_event(ctx);
@@ -267,7 +275,8 @@ impl TcpSender {
             prr.on_sent(length);
         }
         self.cc.on_packet_sent(now, length, in_flight_before);
-        if let Some(rate) = self.pacing_rate() {
+        self.data_segments_sent += 1;
+        if let Some(rate) = self.pacing_rate().filter(|_| self.data_segments_sent >= UNPACED_SEGMENTS) {
             self.next_send_time = self.next_send_time.max(now) + transmission_time(length, rate.max(1));
         }
         if self.rto_deadline.is_none() {

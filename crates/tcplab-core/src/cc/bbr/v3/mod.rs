@@ -544,6 +544,15 @@ impl CongestionControl for Bbr3 {
         true
     }
 
+    /// Linux bbr_init (BBRv3) runs once the handshake is done: both min-RTT filters start at
+    /// the SYN's RTT (`tcp_min_rtt`), stamped now, and the pacing rate is high_gain x initial
+    /// window over it (`bbr_init_pacing_rate_from_rtt`).
+    fn on_connection_established(&mut self, now: SimTime, syn_rtt: Option<SimDuration>) {
+        (self.min_rtt, self.probe_rtt_min) = (syn_rtt, syn_rtt);
+        (self.min_rtt_stamp, self.probe_rtt_min_stamp) = (now, now);
+        self.init_pacing_rate(syn_rtt);
+    }
+
     fn on_ack(&mut self, ack: &AckEvent) {
         if !self.pacing_from_rtt && ack.srtt > 0 {
             self.init_pacing_rate(Some(ack.srtt));
