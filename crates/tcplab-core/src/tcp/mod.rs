@@ -8,6 +8,7 @@ pub mod prr;
 pub mod rack;
 pub mod receiver;
 pub mod rtt;
+pub mod rtt_linux;
 pub mod rtt_ns2;
 pub mod sender;
 

@@ -5,15 +5,17 @@
 //! doubled on every expiry (section 5.5) until a new sample arrives. Karn's rule (no samples from
 //! retransmitted segments) is the sender's job: it only passes samples it may use.
 //!
-//! Linux (net/ipv4/tcp_input.c `tcp_set_rto`, `tcp_rtt_estimator`) keeps the same averages but
-//! adds the minimum to SRTT instead of bounding the sum: RTO = SRTT + max(4 RTTVAR, min RTO).
-//! With a 40 ms path and a 200 ms minimum that is 240 ms where RFC 6298 gives 200 ms. (Linux
-//! also lets its variance term fall only once per RTT; that refinement is not modelled.)
+//! Linux (net/ipv4/tcp_input.c `tcp_set_rto`, `tcp_rtt_estimator`) keeps the same SRTT but its
+//! own variance term (`rtt_linux.rs`): at least the minimum RTO and added to SRTT, so with a
+//! 40 ms path and a 200 ms minimum the RTO is 240 ms where RFC 6298 gives 200 ms, and falling
+//! only once per round trip.
 //!
 //! With `RtoFormula::Ns2` the timer comes from ns-2's integer estimator in ticks
 //! (`rtt_ns2.rs`); the RFC 6298 averages are still kept, for what reads SRTT (pacing, RACK, the
 //! algorithm, the time series).
 
+use crate::tcp::rtt_linux::LinuxRttVar;
+pub use crate::tcp::rtt_linux::SendWindow;
 use crate::tcp::rtt_ns2::Ns2Rto;
 use crate::tcp::RtoFormula;
 use crate::time::{SimDuration, SimTime};
@@ -34,6 +36,8 @@ pub struct RttEstimator {
     formula: RtoFormula,
     /// ns-2's estimator, with `RtoFormula::Ns2`.
     ns2: Option<Ns2Rto>,
+    /// Linux's variance term, with `RtoFormula::Linux`, from the first sample on.
+    linux: Option<LinuxRttVar>,
     /// ns-2's `boot_time_`: how far the connection's tick clock runs ahead of simulated time.
     clock_phase: SimDuration,
 }
@@ -63,6 +67,7 @@ impl RttEstimator {
             granularity,
             formula,
             ns2: (formula == RtoFormula::Ns2).then(|| Ns2Rto::new(granularity, initial_rto, min_rto, max_rto)),
+            linux: None,
             clock_phase: 0,
         }
     }
@@ -76,9 +81,10 @@ impl RttEstimator {
         self.clock_phase
     }
 
-    /// A sample from a segment sent at `sent_at` and acknowledged `now`. `end_backoff` false
-    /// keeps the timer's backoff (ns-2 during its ECN backoff).
-    pub fn on_sample_sent_at(&mut self, sent_at: SimTime, now: SimTime, end_backoff: bool) {
+    /// A sample from a segment sent at `sent_at` and acknowledged `now`, with the sender's
+    /// window after that ACK. `end_backoff` false keeps the timer's backoff (ns-2 during its
+    /// ECN backoff).
+    pub fn on_sample_sent_at(&mut self, sent_at: SimTime, now: SimTime, end_backoff: bool, window: SendWindow) {
         if let Some(ns2) = self.ns2.as_mut() {
             ns2.update(ns2.ticks_between(sent_at, now, self.clock_phase));
             if end_backoff {
@@ -86,7 +92,7 @@ impl RttEstimator {
             }
         }
         let backoff = self.backoff_exponent;
-        self.on_sample(now - sent_at);
+        self.on_sample(now - sent_at, window);
         if !end_backoff {
             self.backoff_exponent = backoff;
         }
@@ -98,14 +104,20 @@ impl RttEstimator {
         self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
     }
 
-    pub fn on_sample(&mut self, rtt: SimDuration) {
+    pub fn on_sample(&mut self, rtt: SimDuration, window: SendWindow) {
         self.observe(rtt);
         match self.srtt {
             None => {
                 self.srtt = Some(rtt);
                 self.rttvar = rtt / 2;
+                if self.formula == RtoFormula::Linux {
+                    self.linux = Some(LinuxRttVar::first(rtt, self.min_rto, window));
+                }
             }
             Some(srtt) => {
+                if let Some(linux) = self.linux.as_mut() {
+                    linux.update(srtt, rtt, window);
+                }
                 self.rttvar = (3 * self.rttvar + srtt.abs_diff(rtt)) / 4;
                 self.srtt = Some((7 * srtt + rtt) / 8);
             }
@@ -125,7 +137,7 @@ impl RttEstimator {
             None => self.initial_rto,
             Some(srtt) => match self.formula {
                 RtoFormula::Rfc6298 => (srtt + self.granularity.max(4 * self.rttvar)).max(self.min_rto),
-                RtoFormula::Linux => srtt + self.min_rto.max(4 * self.rttvar),
+                RtoFormula::Linux => srtt + self.linux.as_ref().map_or(self.min_rto, LinuxRttVar::term),
                 RtoFormula::Ns2 => unreachable!("ns-2's timer is computed by Ns2Rto"),
             },
         }
@@ -165,10 +177,10 @@ mod tests {
     fn rfc6298_worked_example() {
         let mut rtt = RttEstimator::new(200 * MS, S, 60 * S, MS);
         assert_eq!(rtt.rto(), S, "initial RTO before any sample");
-        rtt.on_sample(100 * MS);
+        rtt.on_sample(100 * MS, SendWindow::default());
         // SRTT = 100, RTTVAR = 50, RTO = 100 + 4 * 50 = 300 ms.
         assert_eq!((rtt.srtt, rtt.rttvar, rtt.rto()), (Some(100 * MS), 50 * MS, 300 * MS));
-        rtt.on_sample(140 * MS);
+        rtt.on_sample(140 * MS, SendWindow::default());
         // RTTVAR = 3/4 * 50 + 1/4 * 40 = 47.5; SRTT = 7/8 * 100 + 1/8 * 140 = 105; RTO = 105 + 190 = 295.
         assert_eq!(rtt.rttvar, 47_500_000);
         assert_eq!(rtt.srtt, Some(105 * MS));
@@ -178,7 +190,7 @@ mod tests {
     #[test]
     fn min_rto_and_backoff() {
         let mut rtt = RttEstimator::new(S, S, 60 * S, MS);
-        rtt.on_sample(10 * MS);
+        rtt.on_sample(10 * MS, SendWindow::default());
         assert_eq!(rtt.rto(), S, "10 + 4 * 5 = 30 ms is raised to the 1 s minimum");
         rtt.back_off();
         rtt.back_off();
@@ -187,18 +199,18 @@ mod tests {
             rtt.back_off();
         }
         assert_eq!(rtt.rto(), 60 * S, "capped at max RTO");
-        rtt.on_sample(10 * MS);
+        rtt.on_sample(10 * MS, SendWindow::default());
         assert_eq!(rtt.rto(), S, "a new sample ends the backoff");
     }
 
     #[test]
     fn linux_formula_adds_the_minimum_to_srtt() {
         let mut rtt = RttEstimator::with_formula(200 * MS, S, 60 * S, MS, RtoFormula::Linux);
-        rtt.on_sample(40 * MS);
-        // RTTVAR = 20 ms: 40 + max(80, 200) = 240 ms (RFC 6298: max(40 + 80, 200) = 200 ms).
+        rtt.on_sample(40 * MS, SendWindow::default());
+        // 4 x deviation = 80 ms: 40 + max(80, 200) = 240 ms (RFC 6298: max(40 + 80, 200) = 200 ms).
         assert_eq!(rtt.rto(), 240 * MS);
-        rtt.on_sample(400 * MS);
-        // RTTVAR = 3/4 * 20 + 1/4 * 360 = 105, SRTT = 35 + 50 = 85: 85 + max(420, 200) = 505 ms.
+        rtt.on_sample(400 * MS, SendWindow::default());
+        // 4 x deviation = 80 - 20 + 360 = 420 ms, SRTT = 35 + 50 = 85: 85 + 420 = 505 ms.
         assert_eq!(rtt.rto(), 505 * MS);
     }
 }

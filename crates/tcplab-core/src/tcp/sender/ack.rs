@@ -357,7 +357,7 @@ impl TcpSender {
             RttSampling::EveryAck => {
                 if let Some(sent_at) = estimator_sent {
                     let hold_backoff = self.holds_ecn_backoff(ack);
-                    self.rtt.on_sample_sent_at(sent_at, now, !hold_backoff);
+                    self.rtt.on_sample_sent_at(sent_at, now, !hold_backoff, self.sequence_window());
                 }
             }
             RttSampling::TimedSegment => {
@@ -417,7 +417,7 @@ impl TcpSender {
         if !hold_backoff {
             self.ecn_backoff = false;
         }
-        self.rtt.on_sample_sent_at(sent_at, now, !hold_backoff);
+        self.rtt.on_sample_sent_at(sent_at, now, !hold_backoff, self.sequence_window());
     }
 
     /// ns-2 keeps the timer backed off while ACKs carry ECN-Echo after reductions at one

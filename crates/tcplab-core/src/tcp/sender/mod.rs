@@ -43,7 +43,7 @@ use crate::net::packet::{Packet, MAX_SACK_BLOCKS};
 use crate::prefetch::{hint, Hint};
 use crate::tcp::prr::Prr;
 use crate::tcp::rack::Rack;
-use crate::tcp::rtt::RttEstimator;
+use crate::tcp::rtt::{RttEstimator, SendWindow};
 use crate::tcp::{EndpointContext, RecoveryMode, TcpConfig};
 use crate::time::SimTime;
 
@@ -383,6 +383,11 @@ impl TcpSender {
     }
 
     // ----- observers -----
+
+    /// Where the window stands, for the RTT estimator (Linux ends its variance rounds on it).
+    fn sequence_window(&self) -> SendWindow {
+        SendWindow { una: self.snd_una, nxt: self.snd_nxt }
+    }
 
     pub fn snd_una(&self) -> u64 {
         self.snd_una

@@ -208,7 +208,7 @@ impl TcpSender {
         if syn_rtt.is_some() {
             // The SYN's RTT seeds the timer; the RTT statistics stay about data segments.
             let (min_rtt, latest) = (self.rtt.min_rtt, self.rtt.latest);
-            self.rtt.on_sample_sent_at(sent_at, now, true);
+            self.rtt.on_sample_sent_at(sent_at, now, true, self.sequence_window());
             (self.rtt.min_rtt, self.rtt.latest) = (min_rtt, latest);
         }
         self.cc.on_connection_established(now, syn_rtt);
