@@ -286,6 +286,37 @@ fn rtt_samples_set_the_timer() {
     assert_eq!(s.sender.rtt.rto(), 300 * MS);
 }
 
+/// One window whose RTT steps from 100 to 350 ms (a queue filling), then silence: the RTO
+/// after the step's nine ACKs, and the timeouts by 1.2 s.
+fn rto_after_an_rtt_step(rto_formula: tcplab_core::tcp::RtoFormula) -> (u64, u64) {
+    let mut s = Script::with_config(TcpConfig { rto_formula, ..config(RecoveryMode::Sack) });
+    s.sent();
+    s.at(100);
+    s.ack(1, &[]);
+    s.at(350);
+    for next in 2..=10 {
+        s.ack(next, &[]);
+    }
+    let rto = s.sender.rtt.rto();
+    s.at(1200);
+    (rto, s.sender.stats.timeouts)
+}
+
+#[test]
+fn linux_rto_keeps_a_round_trips_variance_where_rfc6298_lets_it_decay() {
+    // SRTT 100 ms, then nine samples of 350 ms within the first round trip (snd_una reaches
+    // but does not pass the snd_nxt of the first sample): SRTT 274.8 ms either way. RFC 6298's
+    // RTTVAR peaks at 150.7 ms and decays to 116.5: RTO 274.8 + 466.2 = 741.0 ms. Linux keeps
+    // the round's largest 4 x deviation, 602.8 ms: RTO 877.7 ms.
+    let (rfc_rto, rfc_timeouts) = rto_after_an_rtt_step(tcplab_core::tcp::RtoFormula::Rfc6298);
+    let (linux_rto, linux_timeouts) = rto_after_an_rtt_step(tcplab_core::tcp::RtoFormula::Linux);
+    assert!(rfc_rto.abs_diff(741_000_000) < 100_000, "{rfc_rto}");
+    assert!(linux_rto.abs_diff(877_700_000) < 100_000, "{linux_rto}");
+    // No ACK from 350 to 1,200 ms, as while other flows' trains drain: RFC 6298's timer fires
+    // (at 1,091 ms), Linux's does not (1,227.7 ms).
+    assert_eq!((rfc_timeouts, linux_timeouts), (1, 0));
+}
+
 #[test]
 fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
     let mut s = Script::new(RecoveryMode::Sack);
