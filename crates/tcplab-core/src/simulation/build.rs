@@ -4,6 +4,9 @@
 //! Random streams are keyed by what they serve (channel, queue, flow, algorithm) and its index, so
 //! the build order below fixes which stream each component draws from.
 
+use std::collections::HashSet;
+use std::sync::Arc;
+
 use rand::Rng;
 
 use super::channel_setup::{build_queue, configure_direction, load_trace};
@@ -20,6 +23,7 @@ use crate::scenario::{
     TopologyKind, TopologySpec, TraceSpec,
 };
 use crate::sim::{rng_stream, rng_stream_seed, unit_f64, Event, EventQueue, StreamKind};
+use crate::tcp::TcpConfig;
 use crate::time::{as_secs_f64, SimDuration};
 use crate::traffic::{Application, OnOff, UdpStats};
 use crate::units::Buffer;
@@ -50,6 +54,9 @@ struct NetworkBuilder {
     /// Channels that deliver at a trace's times, with the trace's spec.
     pending_traces: Vec<(usize, TraceSpec)>,
 }
+
+/// The distinct TCP options of the flows built so far: flows with equal options share one.
+type TcpConfigs = HashSet<Arc<TcpConfig>>;
 
 /// Base RTTs of the flows and, per channel, the base RTTs of the flows that cross it.
 struct FlowPaths {
@@ -101,8 +108,9 @@ impl Simulation {
             // The flows stay in `plans`; the full scenario is stored once they are built.
             scenario: Scenario { flows: vec![], ..scenario.clone() },
         };
+        let mut configs = TcpConfigs::new();
         for (id, plan) in plans.iter().enumerate() {
-            simulation.add_flow(id, plan, paths.base_rtts[id])?;
+            simulation.add_flow(id, plan, paths.base_rtts[id], &mut configs)?;
         }
         let network = &simulation.network;
         simulation.tcp_hints = simulation
@@ -128,7 +136,13 @@ impl Simulation {
     }
 
     /// A flow and its application; schedules the flow's start.
-    fn add_flow(&mut self, id: usize, plan: &FlowPlan, base_rtt: SimDuration) -> Result<(), ScenarioError> {
+    fn add_flow(
+        &mut self,
+        id: usize,
+        plan: &FlowPlan,
+        base_rtt: SimDuration,
+        configs: &mut TcpConfigs,
+    ) -> Result<(), ScenarioError> {
         let spec = plan.spec;
         let (seed, run) = (self.scenario.simulation.seed, self.scenario.simulation.run);
         let mut rng = rng_stream(seed, run, StreamKind::Flow, id as u64);
@@ -146,7 +160,7 @@ impl Simulation {
         let app = Application::new(start, spec.stop.map(|d| d.nanos()), spec.rate.map(|r| r.bps()), on_off, rng);
         let name = flow_name(spec, id);
         match spec.protocol {
-            Protocol::Tcp => self.add_tcp_flow(id, plan, name, app, base_rtt)?,
+            Protocol::Tcp => self.add_tcp_flow(id, plan, (name, app, base_rtt), configs)?,
             Protocol::Udp => {
                 let index = self.udp.len() as u32;
                 self.udp.push(UdpFlow {
@@ -170,9 +184,8 @@ impl Simulation {
         &mut self,
         id: usize,
         plan: &FlowPlan,
-        name: String,
-        app: Application,
-        base_rtt: SimDuration,
+        (name, app, base_rtt): (String, Application, SimDuration),
+        configs: &mut TcpConfigs,
     ) -> Result<(), ScenarioError> {
         let spec = plan.spec;
         let key = format!("flows[{}]", plan.entry);
@@ -196,6 +209,14 @@ impl Simulation {
             config.ecn = true;
             config.ecn_echo = echo;
         }
+        let config = match configs.get(&config) {
+            Some(shared) => Arc::clone(shared),
+            None => {
+                let shared = Arc::new(config);
+                configs.insert(Arc::clone(&shared));
+                shared
+            }
+        };
         let index = self.tcp.len() as u32;
         let size = spec.size.map(|s| s.0);
         let (mut sender, receiver) = connection_endpoints(index, (plan.source, plan.sink), &config, controller, size);

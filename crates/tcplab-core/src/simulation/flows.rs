@@ -1,6 +1,8 @@
 //! The simulation's record of each flow: where it enters and leaves, its transport endpoints or
 //! UDP counters, its application, and what the sampler last saw.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::cc::{CongestionControl, ConnectionInfo};
@@ -43,21 +45,21 @@ pub(super) struct TcpFlow {
 pub(super) fn connection_endpoints(
     index: u32,
     (source, sink): (u32, u32),
-    config: &TcpConfig,
+    config: &Arc<TcpConfig>,
     controller: Box<dyn CongestionControl>,
     size: Option<u64>,
 ) -> (TcpSender, TcpReceiver) {
-    let mut sender = TcpSender::new(index, sink, config.clone(), controller);
+    let mut sender = TcpSender::new(index, sink, Arc::clone(config), controller);
     if let Some(size) = size {
         sender.set_stream_end(size);
     }
-    (sender, TcpReceiver::new(index, source, config.clone()))
+    (sender, TcpReceiver::new(index, source, Arc::clone(config)))
 }
 
 /// A closed loop of transfers (`restart = true`): what each new connection is made from.
 pub(super) struct Restart {
     pub think_time: SimDuration,
-    pub config: TcpConfig,
+    pub config: Arc<TcpConfig>,
     pub params: Value,
     pub info: ConnectionInfo,
     /// Seeds each new connection's algorithm.

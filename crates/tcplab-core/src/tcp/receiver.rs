@@ -25,6 +25,7 @@
 //! gradually (docs/algorithms/rdc.md).
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use crate::cc::sdc::{delay_after_calm_round, delay_after_mark};
 use crate::histogram::DelayHistogram;
@@ -115,7 +116,8 @@ pub struct TcpReceiver {
     flow: u32,
     /// The node the ACKs go to (the sender's host).
     destination: u32,
-    config: TcpConfig,
+    /// Shared with the sender and every flow with the same options (`TcpConfig`).
+    config: Arc<TcpConfig>,
     /// Next byte expected; everything before it has been delivered.
     rcv_nxt: u64,
     /// Received ranges above `rcv_nxt`, sorted and disjoint, and their total length.
@@ -156,7 +158,8 @@ impl TcpReceiver {
         self.stats.one_way_delay.next_listed_address()
     }
 
-    pub fn new(flow: u32, destination: u32, config: TcpConfig) -> Self {
+    pub fn new(flow: u32, destination: u32, config: impl Into<Arc<TcpConfig>>) -> Self {
+        let config = config.into();
         let linux = (config.ack_policy == AckPolicy::Linux).then(|| {
             let sack = config.recovery == RecoveryMode::Sack;
             Box::new(LinuxAckPolicy::new(config.mss, config.receive_window, config.quick_ack_segments, sack))

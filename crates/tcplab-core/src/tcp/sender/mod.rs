@@ -36,6 +36,7 @@ mod timers;
 use send::Handshake;
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use crate::cc::CongestionControl;
 use crate::histogram::DelayHistogram;
@@ -120,7 +121,8 @@ enum Reduction {
 pub struct TcpSender {
     flow: u32,
     destination: u32,
-    config: TcpConfig,
+    /// Shared with the receiver and every flow with the same options (`TcpConfig`).
+    config: Arc<TcpConfig>,
     pub cc: Box<dyn CongestionControl>,
     pub rtt: RttEstimator,
     pub stats: SenderStats,
@@ -265,7 +267,13 @@ impl TcpSender {
         ]
     }
 
-    pub fn new(flow: u32, destination: u32, config: TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
+    pub fn new(
+        flow: u32,
+        destination: u32,
+        config: impl Into<Arc<TcpConfig>>,
+        cc: Box<dyn CongestionControl>,
+    ) -> Self {
+        let config = config.into();
         let handshake = if config.syn { Handshake::Pending } else { Handshake::Done };
         let rtt = RttEstimator::with_formula(
             config.min_rto,
