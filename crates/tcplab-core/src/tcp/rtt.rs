@@ -32,8 +32,9 @@ pub struct RttEstimator {
     max_rto: SimDuration,
     granularity: SimDuration,
     formula: RtoFormula,
-    /// ns-2's estimator, with `RtoFormula::Ns2`.
-    ns2: Option<Ns2Rto>,
+    /// ns-2's estimator, with `RtoFormula::Ns2` (boxed: 64 bytes that other flows' records need
+    /// not carry).
+    ns2: Option<Box<Ns2Rto>>,
     /// ns-2's `boot_time_`: how far the connection's tick clock runs ahead of simulated time.
     clock_phase: SimDuration,
 }
@@ -62,7 +63,7 @@ impl RttEstimator {
             max_rto,
             granularity,
             formula,
-            ns2: (formula == RtoFormula::Ns2).then(|| Ns2Rto::new(granularity, initial_rto, min_rto, max_rto)),
+            ns2: (formula == RtoFormula::Ns2).then(|| Box::new(Ns2Rto::new(granularity, initial_rto, min_rto, max_rto))),
             clock_phase: 0,
         }
     }
