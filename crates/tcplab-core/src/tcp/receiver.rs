@@ -145,7 +145,8 @@ pub struct TcpReceiver {
     /// router stamp since the last ACK (exact RDC), and the 1-bit controller.
     held_acks: VecDeque<(SimTime, Packet)>,
     pending_stamp: SimDuration,
-    pub one_bit: OneBitRdc,
+    /// Made at the first segment under 1-bit RDC (boxed: 72 bytes other flows need not carry).
+    one_bit: Option<Box<OneBitRdc>>,
     /// The Linux ACK policy's state (`ack_policy = "linux"`).
     linux: Option<Box<LinuxAckPolicy>>,
     pub stats: ReceiverStats,
@@ -183,7 +184,7 @@ impl TcpReceiver {
             ece_pending: false,
             held_acks: VecDeque::new(),
             pending_stamp: 0,
-            one_bit: OneBitRdc::default(),
+            one_bit: None,
             linux,
             stats: ReceiverStats::default(),
             config,
@@ -235,7 +236,10 @@ impl TcpReceiver {
         match self.config.ack_delay {
             AckDelayMode::None => {}
             AckDelayMode::ExactRdc => self.pending_stamp = self.pending_stamp.max(data.delay_stamp),
-            AckDelayMode::OneBitRdc => self.one_bit.on_segment(now, data.ts_echo, ce, self.config.ack_delay_max),
+            AckDelayMode::OneBitRdc => {
+                let one_bit = self.one_bit.get_or_insert_with(Box::default);
+                one_bit.on_segment(now, data.ts_echo, ce, self.config.ack_delay_max);
+            }
         }
         if ce {
             self.stats.ce_received += 1;
@@ -245,7 +249,7 @@ impl TcpReceiver {
             if data.cwr {
                 self.ece_pending = false;
             }
-            let absorbed = self.config.ack_delay == AckDelayMode::OneBitRdc && self.one_bit.absorbs_marks();
+            let absorbed = self.one_bit.as_ref().is_some_and(|one_bit| one_bit.absorbs_marks());
             if ce && self.config.ecn && !absorbed {
                 self.ece_pending = true;
             }
@@ -480,7 +484,7 @@ impl TcpReceiver {
         let hold = match self.config.ack_delay {
             AckDelayMode::None => 0,
             AckDelayMode::ExactRdc => std::mem::take(&mut self.pending_stamp).min(self.config.ack_delay_max),
-            AckDelayMode::OneBitRdc => self.one_bit.delay,
+            AckDelayMode::OneBitRdc => self.one_bit.as_ref().map_or(0, |one_bit| one_bit.delay),
         };
         let mut ack = Packet {
             kind: PacketKind::TcpAck,
