@@ -22,7 +22,7 @@ fn network_of(fabric: &Fabric, salt: u64) -> Network {
     let channel = |from: u32, to: u32| {
         let queue = Box::new(DropTail::new(QueueLimit::Packets(100), None));
         let rng_seed = rng_stream_seed(1, 0, StreamKind::Channel, 0);
-        Channel::new(String::new(), from, to, 10_000_000_000, 1_000, queue, String::new(), rng_seed)
+        Channel::new(from, to, 10_000_000_000, 1_000, queue, rng_seed)
     };
     for link in &fabric.links {
         network.add_link(&link.name, channel(link.from, link.to), channel(link.to, link.from));

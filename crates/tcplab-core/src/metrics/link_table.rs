@@ -22,7 +22,7 @@ pub fn link_table(network: &Network, labels: &[(String, &'static str)], duration
     table.push("to", Column::labels_of(channels.iter().map(|c| nodes[c.to as usize].name.as_str())));
     table.push("rate_bps", stat(&|c| c.rate_bps));
     table.push("delay_ms", float(&|c| c.delay as f64 / NANOS_PER_MILLI as f64));
-    table.push("buffer", Column::labels_of(channels.iter().map(|c| c.limit_description.as_str())));
+    table.push("buffer", Column::labels_of(network.setups.iter().map(|s| &*s.limit_description)));
     table.push("utilization", float(&|c| (as_secs_f64(c.stats.busy_time) / duration_s).min(1.0)));
     table.push("throughput_bps", float(&|c| c.stats.transmitted_bytes as f64 * 8.0 / duration_s));
     table.push("offered_packets", stat(&|c| c.stats.offered_packets));

@@ -4,10 +4,11 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
 
 use crate::net::channel::Channel;
 use crate::net::packet::DestinationRoute;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 
 pub const NO_ROUTE: u32 = u32::MAX;
 
@@ -29,10 +30,24 @@ pub struct Link {
     pub reverse: u32,
 }
 
+/// How a channel was set up, as reports give it: kept beside the channels rather than in them,
+/// since no packet reads it (it was 56 of a channel's 384 bytes, and a string on the heap each).
+#[derive(Clone, Debug, Default)]
+pub struct ChannelSetup {
+    /// The queue limit as configured, in bytes and packets; channels with the same limit share
+    /// one text.
+    pub limit_description: Arc<str>,
+    /// The RTT the link's BDP was taken at (the mean base RTT of the flows crossing it, or
+    /// `topology.bdp_rtt`): BDP buffers and thresholds were resolved against rate x this.
+    pub bdp_rtt: SimDuration,
+}
+
 #[derive(Default)]
 pub struct Network {
     pub nodes: Vec<Node>,
     pub channels: Vec<Channel>,
+    /// Per channel, in channel order (empty until the builder sets the queues up).
+    pub setups: Vec<ChannelSetup>,
     pub links: Vec<Link>,
     node_index: HashMap<String, u32>,
     routes: Routes,
@@ -372,16 +387,7 @@ mod tests {
 
     fn channel(from: u32, to: u32, delay: u64) -> Channel {
         let queue = Box::new(DropTail::new(QueueLimit::Packets(10), None));
-        Channel::new(
-            String::new(),
-            from,
-            to,
-            1_000_000,
-            delay,
-            queue,
-            String::new(),
-            rng_stream_seed(1, 0, StreamKind::Channel, 0),
-        )
+        Channel::new(from, to, 1_000_000, delay, queue, rng_stream_seed(1, 0, StreamKind::Channel, 0))
     }
 
     fn link(network: &mut Network, a: u32, b: u32, delay: u64) -> (u32, u32) {

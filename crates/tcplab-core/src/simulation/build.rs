@@ -17,7 +17,7 @@ use crate::metrics::TimeSeries;
 use crate::net::channel::Channel;
 use crate::net::packet::{flow_key, PacketKind, PacketPool};
 use crate::net::queue::{DropTail, QueueLimit};
-use crate::net::topology::Network;
+use crate::net::topology::{ChannelSetup, Network};
 use crate::scenario::{
     FlowSpec, LinkSpec, OffUnsent, OnOffDistribution, Protocol, QueueSpec, Routing, Scenario, ScenarioError, TcpSpec,
     TopologyKind, TopologySpec, TraceSpec,
@@ -415,13 +415,11 @@ impl NetworkBuilder {
         let [forward, reverse] = [0, 1].map(|offset| {
             let (_, a, b, direction) = directions[offset];
             let mut channel = Channel::new(
-                name.to_string(),
                 a,
                 b,
                 spec.rate.bps(),
                 spec.delay.nanos(),
                 Box::new(DropTail::new(QueueLimit::Packets(0), None)),
-                String::new(),
                 rng_stream_seed(self.seed, self.run, StreamKind::Channel, first_index + offset as u64),
             );
             channel.set_rdc_stamp(spec.rdc_stamp);
@@ -490,6 +488,9 @@ impl NetworkBuilder {
     /// it (or `topology.bdp_rtt`).
     fn install_queues(&mut self, topology: &TopologySpec, paths: &FlowPaths, largest_packet: u64) {
         let mean_rtt_all = mean(&paths.base_rtts).max(1);
+        // Each distinct description once (a dumbbell's access links all have the same).
+        let mut descriptions: HashSet<Arc<str>> = HashSet::new();
+        let mut setups = Vec::with_capacity(self.network.channels.len());
         for (index, channel) in self.network.channels.iter_mut().enumerate() {
             let pending = &self.pending_queues[index];
             let rtt = topology.bdp_rtt.map(|d| d.nanos()).unwrap_or_else(|| {
@@ -500,7 +501,6 @@ impl NetworkBuilder {
                     mean(crossing)
                 }
             });
-            channel.bdp_rtt = rtt;
             let bdp_bytes = channel.rate_bps as f64 * as_secs_f64(rtt) / 8.0;
             let limit = match pending.buffer {
                 Buffer::Packets(n) => QueueLimit::Packets(n),
@@ -509,14 +509,24 @@ impl NetworkBuilder {
                 // traffic that finds the link busy.
                 Buffer::Bdp(multiple) => QueueLimit::Bytes(((bdp_bytes * multiple).round() as u64).max(largest_packet)),
             };
-            channel.limit_description = match limit {
+            let description = match limit {
                 QueueLimit::Packets(n) => format!("{n}p"),
                 QueueLimit::Bytes(b) => format!("{b}B ({})", pending.buffer),
             };
+            let limit_description = match descriptions.get(description.as_str()) {
+                Some(shared) => Arc::clone(shared),
+                None => {
+                    let shared: Arc<str> = description.into();
+                    descriptions.insert(Arc::clone(&shared));
+                    shared
+                }
+            };
+            setups.push(ChannelSetup { limit_description, bdp_rtt: rtt });
             let rng = rng_stream(self.seed, self.run, StreamKind::Queue, index as u64);
             let queue = build_queue(&pending.queue, limit, bdp_bytes, channel.rate_bps, rng);
             channel.install_queue(queue);
         }
+        self.network.setups = setups;
     }
 }
 

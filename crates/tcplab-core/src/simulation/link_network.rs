@@ -110,8 +110,9 @@ impl LinkNetwork {
             .network
             .channels
             .iter()
+            .zip(&self.network.setups)
             .zip(&self.channel_labels)
-            .map(|(channel, (link, direction))| {
+            .map(|((channel, setup), (link, direction))| {
                 let queue = channel.queue_settings();
                 let (limit_packets, limit_bytes) = match queue.limit {
                     QueueLimit::Packets(n) => (Some(n), None),
@@ -127,8 +128,8 @@ impl LinkNetwork {
                     "rate_bps": channel.rate_bps,
                     "delay_ns": channel.delay,
                     // What BDP buffers and thresholds were resolved against.
-                    "bdp_rtt_ns": channel.bdp_rtt,
-                    "bdp_bytes": channel.rate_bps as f64 * channel.bdp_rtt as f64 / 8e9,
+                    "bdp_rtt_ns": setup.bdp_rtt,
+                    "bdp_bytes": channel.rate_bps as f64 * setup.bdp_rtt as f64 / 8e9,
                     // Steps of the propagation delay: [time, new delay] in nanoseconds.
                     "delay_schedule": channel.delay_schedule(),
                     "drift": channel.drift().map(|(min, max, interval)| [min, max, interval]),
