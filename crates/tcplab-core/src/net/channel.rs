@@ -533,14 +533,7 @@ mod tests {
     /// A 1 Mbit/s direction (a 1500-byte packet takes 12 ms) that stamps for exact RDC.
     fn stamping_channel(real_limit_packets: u64) -> Channel {
         let queue = Box::new(DropTail::new(QueueLimit::Packets(real_limit_packets), None));
-        let mut channel = Channel::new(
-            0,
-            1,
-            1_000_000,
-            0,
-            queue,
-            rng_stream_seed(1, 0, StreamKind::Channel, 0),
-        );
+        let mut channel = Channel::new(0, 1, 1_000_000, 0, queue, rng_stream_seed(1, 0, StreamKind::Channel, 0));
         channel.set_rdc_stamp(true);
         channel
     }
@@ -611,14 +604,8 @@ mod tests {
     fn a_drop_tail_link_sends_lazily_and_counts_each_transmission_when_it_starts() {
         // 1 Mbit/s: a 1500-byte packet takes 12 ms. Room for one waiting packet.
         let queue = DropTail::new(QueueLimit::Packets(1), None);
-        let mut channel = Channel::new(
-            0,
-            1,
-            1_000_000,
-            MS,
-            Box::new(queue),
-            rng_stream_seed(1, 0, StreamKind::Channel, 0),
-        );
+        let mut channel =
+            Channel::new(0, 1, 1_000_000, MS, Box::new(queue), rng_stream_seed(1, 0, StreamKind::Channel, 0));
         let (mut pool, mut events) = (PacketPool::default(), EventQueue::new());
         offer_packets(&mut channel, &mut pool, &mut events, 3);
         // The first starts at once, the second waits, the third finds the queue full.

@@ -63,7 +63,8 @@ impl RttEstimator {
             max_rto,
             granularity,
             formula,
-            ns2: (formula == RtoFormula::Ns2).then(|| Box::new(Ns2Rto::new(granularity, initial_rto, min_rto, max_rto))),
+            ns2: (formula == RtoFormula::Ns2)
+                .then(|| Box::new(Ns2Rto::new(granularity, initial_rto, min_rto, max_rto))),
             clock_phase: 0,
         }
     }

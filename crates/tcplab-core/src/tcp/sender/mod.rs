@@ -267,12 +267,7 @@ impl TcpSender {
         ]
     }
 
-    pub fn new(
-        flow: u32,
-        destination: u32,
-        config: impl Into<Arc<TcpConfig>>,
-        cc: Box<dyn CongestionControl>,
-    ) -> Self {
+    pub fn new(flow: u32, destination: u32, config: impl Into<Arc<TcpConfig>>, cc: Box<dyn CongestionControl>) -> Self {
         let config = config.into();
         let handshake = if config.syn { Handshake::Pending } else { Handshake::Done };
         let rtt = RttEstimator::with_formula(
