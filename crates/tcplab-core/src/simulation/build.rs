@@ -10,7 +10,7 @@ use std::sync::Arc;
 use rand::Rng;
 
 use super::channel_setup::{build_queue, configure_direction, load_trace};
-use super::flows::{connection_endpoints, Restart, TcpFlow, UdpFlow};
+use super::flows::{connection_endpoints, Restart, TcpFlow, TcpFlowLabel, UdpFlow};
 use super::{FlowHints, Simulation, PREFETCH_AHEAD_ABOVE_BYTES};
 use crate::cc::{self, ConnectionInfo};
 use crate::metrics::TimeSeries;
@@ -55,8 +55,23 @@ struct NetworkBuilder {
     pending_traces: Vec<(usize, TraceSpec)>,
 }
 
-/// The distinct TCP options of the flows built so far: flows with equal options share one.
-type TcpConfigs = HashSet<Arc<TcpConfig>>;
+/// What flows built so far have in common, each distinct value once: their TCP options (a
+/// flow's sender and receiver read them) and their algorithms' names.
+#[derive(Default)]
+struct SharedFlowParts {
+    configs: HashSet<Arc<TcpConfig>>,
+    algorithms: HashSet<Arc<str>>,
+}
+
+/// The one copy of `value` in `distinct`, added if it is not there yet.
+fn share<T: Eq + std::hash::Hash + ?Sized>(distinct: &mut HashSet<Arc<T>>, value: Box<T>) -> Arc<T> {
+    if let Some(existing) = distinct.get(&*value) {
+        return Arc::clone(existing);
+    }
+    let added: Arc<T> = value.into();
+    distinct.insert(Arc::clone(&added));
+    added
+}
 
 /// Base RTTs of the flows and, per channel, the base RTTs of the flows that cross it.
 struct FlowPaths {
@@ -94,8 +109,9 @@ impl Simulation {
             events: EventQueue::new(),
             pool: PacketPool::default(),
             network: builder.network,
-            // Reserved at once (a TCP flow's record is 2 KB): see `Network::reserve`.
+            // Reserved at once (a TCP flow's record is 1.5 KB): see `Network::reserve`.
             tcp: Vec::with_capacity(plans.len()),
+            tcp_labels: Vec::with_capacity(plans.len()),
             udp: Vec::new(),
             outbox: Vec::new(),
             series: TimeSeries::default(),
@@ -108,9 +124,9 @@ impl Simulation {
             // The flows stay in `plans`; the full scenario is stored once they are built.
             scenario: Scenario { flows: vec![], ..scenario.clone() },
         };
-        let mut configs = TcpConfigs::new();
+        let mut shared = SharedFlowParts::default();
         for (id, plan) in plans.iter().enumerate() {
-            simulation.add_flow(id, plan, paths.base_rtts[id], &mut configs)?;
+            simulation.add_flow(id, plan, paths.base_rtts[id], &mut shared)?;
         }
         let network = &simulation.network;
         simulation.tcp_hints = simulation
@@ -141,7 +157,7 @@ impl Simulation {
         id: usize,
         plan: &FlowPlan,
         base_rtt: SimDuration,
-        configs: &mut TcpConfigs,
+        shared: &mut SharedFlowParts,
     ) -> Result<(), ScenarioError> {
         let spec = plan.spec;
         let (seed, run) = (self.scenario.simulation.seed, self.scenario.simulation.run);
@@ -160,7 +176,7 @@ impl Simulation {
         let app = Application::new(start, spec.stop.map(|d| d.nanos()), spec.rate.map(|r| r.bps()), on_off, rng);
         let name = flow_name(spec, id);
         match spec.protocol {
-            Protocol::Tcp => self.add_tcp_flow(id, plan, (name, app, base_rtt), configs)?,
+            Protocol::Tcp => self.add_tcp_flow(id, plan, (name, app, base_rtt), shared)?,
             Protocol::Udp => {
                 let index = self.udp.len() as u32;
                 self.udp.push(UdpFlow {
@@ -185,7 +201,7 @@ impl Simulation {
         id: usize,
         plan: &FlowPlan,
         (name, app, base_rtt): (String, Application, SimDuration),
-        configs: &mut TcpConfigs,
+        shared: &mut SharedFlowParts,
     ) -> Result<(), ScenarioError> {
         let spec = plan.spec;
         let key = format!("flows[{}]", plan.entry);
@@ -209,14 +225,7 @@ impl Simulation {
             config.ecn = true;
             config.ecn_echo = echo;
         }
-        let config = match configs.get(&config) {
-            Some(shared) => Arc::clone(shared),
-            None => {
-                let shared = Arc::new(config);
-                configs.insert(Arc::clone(&shared));
-                shared
-            }
-        };
+        let config = share(&mut shared.configs, Box::new(config));
         let index = self.tcp.len() as u32;
         let size = spec.size.map(|s| s.0);
         let (mut sender, receiver) = connection_endpoints(index, (plan.source, plan.sink), &config, controller, size);
@@ -238,14 +247,12 @@ impl Simulation {
             })
         });
         let start = app.start;
+        let algorithm = share(&mut shared.algorithms, algorithm.into_boxed_str());
+        self.tcp_labels.push(TcpFlowLabel { id, name, algorithm, base_rtt });
         self.tcp.push(TcpFlow {
-            id,
-            name,
-            algorithm,
             source: plan.source,
             sink: plan.sink,
             size,
-            base_rtt,
             sender,
             receiver,
             app,
@@ -513,14 +520,7 @@ impl NetworkBuilder {
                 QueueLimit::Packets(n) => format!("{n}p"),
                 QueueLimit::Bytes(b) => format!("{b}B ({})", pending.buffer),
             };
-            let limit_description = match descriptions.get(description.as_str()) {
-                Some(shared) => Arc::clone(shared),
-                None => {
-                    let shared: Arc<str> = description.into();
-                    descriptions.insert(Arc::clone(&shared));
-                    shared
-                }
-            };
+            let limit_description = share(&mut descriptions, description.into_boxed_str());
             setups.push(ChannelSetup { limit_description, bdp_rtt: rtt });
             let rng = rng_stream(self.seed, self.run, StreamKind::Queue, index as u64);
             let queue = build_queue(&pending.queue, limit, bdp_bytes, channel.rate_bps, rng);

@@ -58,9 +58,9 @@ impl Simulation {
     /// Keeps the network and drops the simulated endpoints.
     pub fn into_link_network(self) -> LinkNetwork {
         let mut flows: Vec<FlowEnds> = Vec::with_capacity(self.tcp.len() + self.udp.len());
-        for f in &self.tcp {
-            let mut ends = ends(f.id, &f.name, (f.source, f.sink), f.base_rtt, &f.app);
-            ends.tcp = Some((f.algorithm.clone(), f.sender.config().clone(), f.size));
+        for (f, label) in self.tcp.iter().zip(&self.tcp_labels) {
+            let mut ends = ends(label.id, &label.name, (f.source, f.sink), label.base_rtt, &f.app);
+            ends.tcp = Some((label.algorithm.to_string(), f.sender.config().clone(), f.size));
             ends.restart_think_time = f.restart.as_ref().map(|r| r.think_time);
             flows.push(ends);
         }
