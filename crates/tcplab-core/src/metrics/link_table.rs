@@ -8,16 +8,16 @@ use crate::net::topology::Network;
 use crate::results::{Column, Table};
 use crate::time::{as_secs_f64, SimDuration, NANOS_PER_MILLI};
 
-/// The links table. `labels[i]` names channel i: (link name, "forward" or "reverse").
-pub fn link_table(network: &Network, labels: &[(String, &'static str)], duration: SimDuration) -> Table {
+/// The links table.
+pub fn link_table(network: &Network, duration: SimDuration) -> Table {
     let duration_s = as_secs_f64(duration);
     let channels = &network.channels;
     let nodes = &network.nodes;
     let stat = |f: &dyn Fn(&Channel) -> u64| Column::U64(channels.iter().map(f).collect());
     let float = |f: &dyn Fn(&Channel) -> f64| Column::F64(channels.iter().map(f).collect());
     let mut table = Table::default();
-    table.push("link", Column::labels_of(labels.iter().map(|(l, _)| l.as_str())));
-    table.push("direction", Column::labels_of(labels.iter().map(|&(_, d)| d)));
+    table.push("link", Column::labels_of(network.channel_labels().map(|(link, _)| link)));
+    table.push("direction", Column::labels_of(network.channel_labels().map(|(_, direction)| direction)));
     table.push("from", Column::labels_of(channels.iter().map(|c| nodes[c.from as usize].name.as_str())));
     table.push("to", Column::labels_of(channels.iter().map(|c| nodes[c.to as usize].name.as_str())));
     table.push("rate_bps", stat(&|c| c.rate_bps));

@@ -112,6 +112,19 @@ impl Network {
         self.links.reserve_exact(links);
     }
 
+    /// Channel `index`'s link name and direction ("forward" or "reverse"), for reports: link k's
+    /// channels are 2k and 2k + 1, since `add_link` is the only way to add them. (A list of the
+    /// names per channel had been two strings a link: 2.2 MB at 10,000 flows.)
+    pub fn channel_label(&self, index: usize) -> (&str, &'static str) {
+        let link = &self.links[index / 2];
+        (&link.name, if link.forward as usize == index { "forward" } else { "reverse" })
+    }
+
+    /// Every channel's `channel_label`, in channel order.
+    pub fn channel_labels(&self) -> impl ExactSizeIterator<Item = (&str, &'static str)> + Clone {
+        (0..self.channels.len()).map(|index| self.channel_label(index))
+    }
+
     /// Adds a link as its forward (a -> b) and reverse (b -> a) channels.
     pub fn add_link(&mut self, name: &str, forward: Channel, reverse: Channel) -> usize {
         let forward_index = self.channels.len() as u32;

@@ -49,8 +49,6 @@ struct NetworkBuilder {
     run: u64,
     /// Per channel, in channel order.
     pending_queues: Vec<PendingQueue>,
-    /// Per channel: (link name, "forward" or "reverse").
-    channel_labels: Vec<(String, &'static str)>,
     /// Channels that deliver at a trace's times, with the trace's spec.
     pending_traces: Vec<(usize, TraceSpec)>,
 }
@@ -88,7 +86,6 @@ impl Simulation {
             seed: scenario.simulation.seed,
             run: scenario.simulation.run,
             pending_queues: Vec::new(),
-            channel_labels: Vec::new(),
             pending_traces: Vec::new(),
         };
         let expanded: Vec<(usize, &FlowSpec)> = scenario.expanded_flows().collect();
@@ -116,7 +113,6 @@ impl Simulation {
             outbox: Vec::new(),
             series: TimeSeries::default(),
             transmitted_at_last_sample: Vec::new(),
-            channel_labels: builder.channel_labels,
             unroutable_packets: 0,
             tcp_hints: Vec::new(),
             prefetch_ahead: false,
@@ -434,7 +430,7 @@ impl NetworkBuilder {
             channel
         });
         self.network.add_link(name, forward, reverse);
-        for (offset, (label, _, _, direction)) in directions.into_iter().enumerate() {
+        for (offset, (_, _, _, direction)) in directions.into_iter().enumerate() {
             if let Some(trace) = &direction.trace {
                 self.pending_traces.push((first_index as usize + offset, trace.clone()));
             }
@@ -442,7 +438,6 @@ impl NetworkBuilder {
                 buffer: direction.buffer.unwrap_or(spec.buffer),
                 queue: spec.queue.with_defaults(),
             });
-            self.channel_labels.push((name.to_string(), label));
         }
     }
 
@@ -461,14 +456,15 @@ impl NetworkBuilder {
                 ));
             }
             let mut found = false;
-            for (channel, (name, label)) in self.network.channels.iter_mut().zip(&self.channel_labels) {
-                if name == link && direction.is_none_or(|d| d == *label) {
-                    channel.start_capture();
+            for index in 0..self.network.channels.len() {
+                let (name, label) = self.network.channel_label(index);
+                if name == link && direction.is_none_or(|d| d == label) {
+                    self.network.channels[index].start_capture();
                     found = true;
                 }
             }
             if !found {
-                let mut names: Vec<&str> = self.channel_labels.iter().map(|(name, _)| name.as_str()).collect();
+                let mut names: Vec<&str> = self.network.channel_labels().map(|(name, _)| name).collect();
                 names.dedup();
                 let shown = names.iter().take(12).copied().collect::<Vec<_>>().join(", ");
                 let more = if names.len() > 12 { format!(" and {} more", names.len() - 12) } else { String::new() };
@@ -483,7 +479,7 @@ impl NetworkBuilder {
     fn install_traces(&mut self) -> Result<(), ScenarioError> {
         let mut files = std::collections::HashMap::new();
         for (index, spec) in std::mem::take(&mut self.pending_traces) {
-            let (name, label) = &self.channel_labels[index];
+            let (name, label) = self.network.channel_label(index);
             let key = format!("link '{name}' {label}.trace");
             let rng = rng_stream(self.seed, self.run, StreamKind::Trace, index as u64);
             self.network.channels[index].set_trace(load_trace(&spec, &key, rng, &mut files)?);

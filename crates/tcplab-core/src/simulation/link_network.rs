@@ -46,8 +46,6 @@ pub struct LinkNetwork {
     /// Channels with their queues sized and random streams seeded exactly as in a simulation of
     /// the same scenario, and the routes between nodes.
     pub network: Network,
-    /// Channel index -> (link name, "forward" or "reverse").
-    pub channel_labels: Vec<(String, &'static str)>,
     /// The links' rate and delay steps, scheduled; nothing else.
     pub events: EventQueue,
     /// Every flow's ends, by flow id.
@@ -72,7 +70,7 @@ impl Simulation {
         flows.sort_by_key(|f| f.flow_id);
         let mut events = EventQueue::new();
         schedule_link_changes(&self.network, &mut events);
-        LinkNetwork { network: self.network, channel_labels: self.channel_labels, events, flows }
+        LinkNetwork { network: self.network, events, flows }
     }
 }
 
@@ -111,7 +109,7 @@ impl LinkNetwork {
             .channels
             .iter()
             .zip(&self.network.setups)
-            .zip(&self.channel_labels)
+            .zip(self.network.channel_labels())
             .map(|((channel, setup), (link, direction))| {
                 let queue = channel.queue_settings();
                 let (limit_packets, limit_bytes) = match queue.limit {

@@ -175,7 +175,7 @@ impl Simulation {
                 event,
             })
         });
-        let (flow_series, queue_series) = series.into_tables(&self.channel_labels);
+        let (flow_series, queue_series) = series.into_tables(&self.network);
         Results {
             events: events_table(events.collect()),
             summary: Summary {
@@ -190,7 +190,7 @@ impl Simulation {
                 peak_live_packets: peak_live_packets as u64,
             },
             flows: flow_table(tcp_rows.into_iter().chain(udp_rows).collect()),
-            links: link_table(&self.network, &self.channel_labels, duration),
+            links: link_table(&self.network, duration),
             flow_series,
             queue_series,
             captures: self.captures(),
@@ -206,7 +206,7 @@ impl Simulation {
         self.network
             .channels
             .iter()
-            .zip(&self.channel_labels)
+            .zip(self.network.channel_labels())
             .filter_map(|(channel, (link, direction))| {
                 let packets = channel.captured()?;
                 Some((format!("{link}-{direction}.pcap"), pcap_bytes(packets, &endpoints)))

@@ -70,8 +70,6 @@ pub struct Simulation {
     series: TimeSeries,
     /// Bytes each channel had transmitted at the previous sample (for per-interval throughput).
     transmitted_at_last_sample: Vec<u64>,
-    /// Channel index -> (link name, "forward"/"reverse"), for reports.
-    channel_labels: Vec<(String, &'static str)>,
     unroutable_packets: u64,
     /// Per TCP flow, what its endpoints touch outside their own state, for prefetching.
     tcp_hints: Vec<FlowHints>,
