@@ -209,6 +209,19 @@ impl TcpReceiver {
         window
     }
 
+    /// What receiver-based delay control takes from a data segment that arrived at `now`: the
+    /// router's stamp (exact RDC), or the round's count and marks (1-bit RDC).
+    fn note_for_delay_control(&mut self, data: &Packet, now: SimTime, ce: bool) {
+        match self.config.ack_delay {
+            AckDelayMode::None => {}
+            AckDelayMode::ExactRdc => self.pending_stamp = self.pending_stamp.max(data.delay_stamp),
+            AckDelayMode::OneBitRdc => {
+                let one_bit = self.one_bit.get_or_insert_with(Box::default);
+                one_bit.on_segment(now, data.ts_echo, ce, self.config.ack_delay_max);
+            }
+        }
+    }
+
     pub fn on_data(&mut self, data: &Packet, ctx: &mut EndpointContext) {
         let now = ctx.events.now();
         if data.payload_bytes == 0 {
@@ -233,14 +246,7 @@ impl TcpReceiver {
         }
         let ce = data.ecn == Ecn::Ce;
         let ce_state_changed = self.dctcp_ce_state_change(ce, ctx);
-        match self.config.ack_delay {
-            AckDelayMode::None => {}
-            AckDelayMode::ExactRdc => self.pending_stamp = self.pending_stamp.max(data.delay_stamp),
-            AckDelayMode::OneBitRdc => {
-                let one_bit = self.one_bit.get_or_insert_with(Box::default);
-                one_bit.on_segment(now, data.ts_echo, ce, self.config.ack_delay_max);
-            }
-        }
+        self.note_for_delay_control(data, now, ce);
         if ce {
             self.stats.ce_received += 1;
         }
