@@ -33,7 +33,8 @@ fn network_of(fabric: &Fabric, salt: u64) -> Network {
 }
 
 fn host(network: &Network, name: &str) -> u32 {
-    network.node(name).unwrap_or_else(|| panic!("no node {name}"))
+    let index = network.nodes.iter().position(|node| node.name == name);
+    index.unwrap_or_else(|| panic!("no node {name}")) as u32
 }
 
 /// How many of `flows` flow keys take each path from `source` to `destination`.

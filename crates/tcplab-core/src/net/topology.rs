@@ -49,7 +49,6 @@ pub struct Network {
     /// Per channel, in channel order (empty until the builder sets the queues up).
     pub setups: Vec<ChannelSetup>,
     pub links: Vec<Link>,
-    node_index: HashMap<String, u32>,
     routes: Routes,
     /// `Some(salt)`: equal-cost next hops are kept and a flow's hash picks among them (ECMP);
     /// `None`: one next hop per destination.
@@ -94,12 +93,7 @@ impl Network {
     pub fn add_node(&mut self, name: &str, is_router: bool) -> u32 {
         let index = self.nodes.len() as u32;
         self.nodes.push(Node { name: name.to_string(), is_router });
-        self.node_index.insert(name.to_string(), index);
         index
-    }
-
-    pub fn node(&self, name: &str) -> Option<u32> {
-        self.node_index.get(name).copied()
     }
 
     /// Makes room for `nodes` more nodes and `links` more links at once. A builder that knows its
@@ -107,7 +101,6 @@ impl Network {
     /// 10,000 flows 30 MB of channels and 20 MB of flows), and the copies' pages stay in the peak.
     pub fn reserve(&mut self, nodes: usize, links: usize) {
         self.nodes.reserve_exact(nodes);
-        self.node_index.reserve(nodes);
         self.channels.reserve_exact(2 * links);
         self.links.reserve_exact(links);
     }

@@ -4,7 +4,7 @@
 //! Random streams are keyed by what they serve (channel, queue, flow, algorithm) and its index, so
 //! the build order below fixes which stream each component draws from.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use rand::Rng;
@@ -51,6 +51,9 @@ struct NetworkBuilder {
     pending_queues: Vec<PendingQueue>,
     /// Channels that deliver at a trace's times, with the trace's spec.
     pending_traces: Vec<(usize, TraceSpec)>,
+    /// Node name -> index, for the flows and links that name their nodes. Only while building:
+    /// at 10,000 flows a copy of 20,002 names and a table of them (issue 33).
+    node_index: HashMap<String, u32>,
 }
 
 /// What flows built so far have in common, each distinct value once: their TCP options (a
@@ -87,6 +90,7 @@ impl Simulation {
             run: scenario.simulation.run,
             pending_queues: Vec::new(),
             pending_traces: Vec::new(),
+            node_index: HashMap::new(),
         };
         let expanded: Vec<(usize, &FlowSpec)> = scenario.expanded_flows().collect();
         let plans = builder.place(&scenario, &expanded);
@@ -275,6 +279,16 @@ pub(super) fn schedule_link_changes(network: &Network, events: &mut EventQueue) 
 }
 
 impl NetworkBuilder {
+    fn add_node(&mut self, name: &str, is_router: bool) -> u32 {
+        let index = self.network.add_node(name, is_router);
+        self.node_index.insert(name.to_string(), index);
+        index
+    }
+
+    fn node(&self, name: &str) -> Option<u32> {
+        self.node_index.get(name).copied()
+    }
+
     /// The topology's nodes and links, and each flow's two end nodes.
     fn place<'a>(&mut self, scenario: &Scenario, expanded: &[(usize, &'a FlowSpec)]) -> Vec<FlowPlan<'a>> {
         let access = scenario.topology.access.clone().unwrap_or_else(|| scenario.default_access_link());
@@ -300,7 +314,7 @@ impl NetworkBuilder {
     ) -> Vec<FlowPlan<'a>> {
         let fabric = scenario.fabric().expect("validated: the fabric's sizes are set");
         self.network.channels.reserve(2 * fabric.links.len());
-        let ids: Vec<u32> = fabric.nodes.iter().map(|(name, switch)| self.network.add_node(name, *switch)).collect();
+        let ids: Vec<u32> = fabric.nodes.iter().map(|(name, switch)| self.add_node(name, *switch)).collect();
         for link in &fabric.links {
             let spec = scenario.tier_link(link.tier).expect("validated: fabrics have access links");
             self.add_link(&link.name, ids[link.from as usize], ids[link.to as usize], spec);
@@ -317,8 +331,8 @@ impl NetworkBuilder {
     ) -> Vec<FlowPlan<'a>> {
         // Two routers and the bottleneck, and two hosts and two access links a flow.
         self.network.reserve(2 + 2 * expanded.len(), 1 + 2 * expanded.len());
-        let left = self.network.add_node("left", true);
-        let right = self.network.add_node("right", true);
+        let left = self.add_node("left", true);
+        let right = self.add_node("right", true);
         let bottleneck = topology.bottleneck.as_ref().expect("validated: dumbbells have a bottleneck");
         self.add_link("bottleneck", left, right, bottleneck);
         let mut plans = Vec::with_capacity(expanded.len());
@@ -339,7 +353,7 @@ impl NetworkBuilder {
         let routers = topology.routers.expect("validated: chains have routers");
         let hops = topology.hops.as_ref().expect("validated: chains have hops");
         self.network.reserve(routers as usize + 2 * expanded.len(), routers as usize - 1 + 2 * expanded.len());
-        let ids: Vec<u32> = (0..routers).map(|r| self.network.add_node(&format!("r{r}"), true)).collect();
+        let ids: Vec<u32> = (0..routers).map(|r| self.add_node(&format!("r{r}"), true)).collect();
         for hop in 0..routers as usize - 1 {
             let spec = if hops.len() == 1 { &hops[0] } else { &hops[hop] };
             let name = spec.name.clone().unwrap_or_else(|| format!("r{hop}-r{}", hop + 1));
@@ -347,8 +361,8 @@ impl NetworkBuilder {
         }
         let mut plans = Vec::with_capacity(expanded.len());
         for (i, &(entry, spec)) in expanded.iter().enumerate() {
-            let from = self.network.node(spec.from.as_ref().expect("validated")).expect("validated");
-            let to = self.network.node(spec.to.as_ref().expect("validated")).expect("validated");
+            let from = self.node(spec.from.as_ref().expect("validated")).expect("validated");
+            let to = self.node(spec.to.as_ref().expect("validated")).expect("validated");
             let sender_access = with_access_delay(access, spec);
             plans.push(self.add_hosts(i, entry, spec, (from, to), (&sender_access, access)));
         }
@@ -365,8 +379,8 @@ impl NetworkBuilder {
         (entry_router, exit_router): (u32, u32),
         (sender_access, receiver_access): (&LinkSpec, &LinkSpec),
     ) -> FlowPlan<'a> {
-        let sender = self.network.add_node(&format!("s{i}"), false);
-        let receiver = self.network.add_node(&format!("d{i}"), false);
+        let sender = self.add_node(&format!("s{i}"), false);
+        let receiver = self.add_node(&format!("d{i}"), false);
         self.add_link(&format!("access-s{i}"), sender, entry_router, sender_access);
         self.add_link(&format!("access-d{i}"), exit_router, receiver, receiver_access);
         FlowPlan { spec, entry, source: sender, sink: receiver }
@@ -382,11 +396,11 @@ impl NetworkBuilder {
         expanded: &[(usize, &'a FlowSpec)],
     ) -> Vec<FlowPlan<'a>> {
         for name in topology.nodes.as_ref().expect("validated") {
-            self.network.add_node(name, false);
+            self.add_node(name, false);
         }
         for (i, spec) in topology.links.as_ref().expect("validated").iter().enumerate() {
-            let from = self.network.node(spec.from.as_ref().expect("validated")).expect("validated");
-            let to = self.network.node(spec.to.as_ref().expect("validated")).expect("validated");
+            let from = self.node(spec.from.as_ref().expect("validated")).expect("validated");
+            let to = self.node(spec.to.as_ref().expect("validated")).expect("validated");
             let name = spec.name.clone().unwrap_or_else(|| format!("link{i}"));
             self.add_link(&name, from, to, spec);
         }
@@ -398,10 +412,10 @@ impl NetworkBuilder {
     fn place_named_flows<'a>(&mut self, access: &LinkSpec, expanded: &[(usize, &'a FlowSpec)]) -> Vec<FlowPlan<'a>> {
         let mut plans = Vec::with_capacity(expanded.len());
         for (i, &(entry, spec)) in expanded.iter().enumerate() {
-            let mut source = self.network.node(spec.from.as_ref().expect("validated")).expect("validated");
-            let sink = self.network.node(spec.to.as_ref().expect("validated")).expect("validated");
+            let mut source = self.node(spec.from.as_ref().expect("validated")).expect("validated");
+            let sink = self.node(spec.to.as_ref().expect("validated")).expect("validated");
             if spec.access_delay.is_some() {
-                let host = self.network.add_node(&format!("s{i}"), false);
+                let host = self.add_node(&format!("s{i}"), false);
                 self.add_link(&format!("access-s{i}"), host, source, &with_access_delay(access, spec));
                 source = host;
             }
