@@ -22,7 +22,7 @@ fn network_of(fabric: &Fabric, salt: u64) -> Network {
     let channel = |from: u32, to: u32| {
         let queue = Box::new(DropTail::new(QueueLimit::Packets(100), None));
         let rng_seed = rng_stream_seed(1, 0, StreamKind::Channel, 0);
-        Channel::new(String::new(), from, to, 10_000_000_000, 1_000, queue, String::new(), rng_seed)
+        Channel::new(from, to, 10_000_000_000, 1_000, queue, rng_seed)
     };
     for link in &fabric.links {
         network.add_link(&link.name, channel(link.from, link.to), channel(link.to, link.from));
@@ -33,7 +33,8 @@ fn network_of(fabric: &Fabric, salt: u64) -> Network {
 }
 
 fn host(network: &Network, name: &str) -> u32 {
-    network.node(name).unwrap_or_else(|| panic!("no node {name}"))
+    let index = network.nodes.iter().position(|node| node.name == name);
+    index.unwrap_or_else(|| panic!("no node {name}")) as u32
 }
 
 /// How many of `flows` flow keys take each path from `source` to `destination`.

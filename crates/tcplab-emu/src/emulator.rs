@@ -332,8 +332,8 @@ impl LinkEmulator {
         self.stats.data_packets_lost =
             flows.map(|f| self.pool.tcp_data_discarded(f) + self.pool.udp_discarded(f)).collect();
         self.links.network.catch_up(self.links.events.now());
-        let links = link_table(&self.links.network, &self.links.channel_labels, duration);
-        let (_, queues) = self.series.into_tables(&self.links.channel_labels);
+        let links = link_table(&self.links.network, duration);
+        let (_, queues) = self.series.into_tables(&self.links.network);
         (links, queues, self.stats)
     }
 }

@@ -112,7 +112,7 @@ impl AckEvent {
 
 /// How the receiver echoes CE marks in ECN-Echo (here because an algorithm may require one, see
 /// [`CongestionControl::required_ecn`]; the TCP receiver implements it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EcnEcho {
     /// RFC 3168 section 6.1.3: once a CE segment arrives, ECE on every ACK until a segment

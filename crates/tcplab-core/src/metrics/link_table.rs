@@ -8,21 +8,21 @@ use crate::net::topology::Network;
 use crate::results::{Column, Table};
 use crate::time::{as_secs_f64, SimDuration, NANOS_PER_MILLI};
 
-/// The links table. `labels[i]` names channel i: (link name, "forward" or "reverse").
-pub fn link_table(network: &Network, labels: &[(String, &'static str)], duration: SimDuration) -> Table {
+/// The links table.
+pub fn link_table(network: &Network, duration: SimDuration) -> Table {
     let duration_s = as_secs_f64(duration);
     let channels = &network.channels;
     let nodes = &network.nodes;
     let stat = |f: &dyn Fn(&Channel) -> u64| Column::U64(channels.iter().map(f).collect());
     let float = |f: &dyn Fn(&Channel) -> f64| Column::F64(channels.iter().map(f).collect());
     let mut table = Table::default();
-    table.push("link", Column::labels_of(labels.iter().map(|(l, _)| l.as_str())));
-    table.push("direction", Column::labels_of(labels.iter().map(|&(_, d)| d)));
+    table.push("link", Column::labels_of(network.channel_labels().map(|(link, _)| link)));
+    table.push("direction", Column::labels_of(network.channel_labels().map(|(_, direction)| direction)));
     table.push("from", Column::labels_of(channels.iter().map(|c| nodes[c.from as usize].name.as_str())));
     table.push("to", Column::labels_of(channels.iter().map(|c| nodes[c.to as usize].name.as_str())));
     table.push("rate_bps", stat(&|c| c.rate_bps));
     table.push("delay_ms", float(&|c| c.delay as f64 / NANOS_PER_MILLI as f64));
-    table.push("buffer", Column::labels_of(channels.iter().map(|c| c.limit_description.as_str())));
+    table.push("buffer", Column::labels_of(network.setups.iter().map(|s| &*s.limit_description)));
     table.push("utilization", float(&|c| (as_secs_f64(c.stats.busy_time) / duration_s).min(1.0)));
     table.push("throughput_bps", float(&|c| c.stats.transmitted_bytes as f64 * 8.0 / duration_s));
     table.push("offered_packets", stat(&|c| c.stats.offered_packets));

@@ -1,6 +1,7 @@
 //! Time series sampled every `simulation.sample_interval`: one row per flow and one per link
 //! direction at each sample, kept as columns while the run goes on.
 
+use crate::net::topology::Network;
 use crate::results::{label_codes, Column, Table};
 
 /// One flow at one sampling instant. NaN where a value does not apply (a UDP flow's window, a flow
@@ -86,8 +87,8 @@ impl TimeSeries {
     /// The per-flow series (time_s, flow_id, cwnd_bytes, ssthresh_bytes, srtt_ms, in_flight_bytes,
     /// delivery_rate_bps, throughput_bps, state) and the per-link-direction series (time_s, link, direction,
     /// queue_packets, queue_bytes, throughput_bps), taking the columns without copying them.
-    /// `channel_labels` gives each channel's (link name, direction).
-    pub fn into_tables(self, channel_labels: &[(String, &'static str)]) -> (Table, Table) {
+    /// The network names each channel's link and direction.
+    pub fn into_tables(self, network: &Network) -> (Table, Table) {
         let mut flows = Table::default();
         flows.push("time_s", Column::F64(self.flow_time));
         flows.push("flow_id", Column::U64(self.flow_id));
@@ -104,11 +105,11 @@ impl TimeSeries {
 
         let mut queues = Table::default();
         queues.push("time_s", Column::F64(self.queue_time));
-        let directions = directions_of(&self.queue_channel, channel_labels);
+        let directions = directions_of(&self.queue_channel, network);
         queues.push(
             "link",
             Column::Labels {
-                labels: channel_labels.iter().map(|(link, _)| link.clone()).collect(),
+                labels: network.channel_labels().map(|(link, _)| link.to_string()).collect(),
                 codes: self.queue_channel,
             },
         );
@@ -123,8 +124,8 @@ impl TimeSeries {
 /// The direction of each row's channel as a labels column, each distinct direction stored once
 /// (in order of first use). Coded per channel first, then per row: a list of the rows' names
 /// would take 16 bytes a row (6.4 MB at 1,000 flows sampled 100 times) when the codes take 4.
-fn directions_of(rows: &[u32], channel_labels: &[(String, &'static str)]) -> Column {
-    let (labels, channel_codes) = label_codes(channel_labels.iter().map(|&(_, direction)| direction));
+fn directions_of(rows: &[u32], network: &Network) -> Column {
+    let (labels, channel_codes) = label_codes(network.channel_labels().map(|(_, direction)| direction));
     let codes = rows.iter().map(|&channel| channel_codes[channel as usize]).collect();
     Column::Labels { labels, codes }
 }

@@ -68,9 +68,11 @@ pub struct ChannelStats {
 /// event ahead (`prefetch_for_offer`, `prefetch_for_arrival`). The features a packet's path
 /// depends on (loss, jitter, outages, captures, a trace, a rate schedule, RDC stamping) are set
 /// through methods that keep two summaries in the first line up to date (`refresh_paths`), so
-/// that the path checks those, not the features' own fields. Six lines in all (a test checks):
-/// with its rare features boxed, its random stream kept as a seed until one draws from it, and
-/// no scratch list or copy of the queue's limit, from eight (40,004 directions at 10,000 flows).
+/// that the path checks those, not the features' own fields. Five lines in all (a test checks):
+/// with its rare features boxed, its random stream kept as a seed until one draws from it, no
+/// scratch list or copy of the queue's limit, and what only reports read (the link's name, the
+/// limit as configured, the BDP's RTT) kept beside it in `Network::setups`, from eight (40,004
+/// directions at 10,000 flows).
 #[repr(C, align(64))]
 pub struct Channel {
     busy_until: SimTime,
@@ -113,28 +115,18 @@ pub struct Channel {
     queue: Box<dyn QueueDiscipline>,
     /// The seed of the random stream of the loss model and jitter (`Features::rng`).
     rng_seed: u64,
-    pub name: String,
-    /// The queue limit as configured, in bytes and packets, for reports.
-    pub limit_description: String,
-    /// The RTT the link's BDP was taken at (the mean base RTT of the flows crossing it, or
-    /// `topology.bdp_rtt`): BDP buffers and thresholds were resolved against rate x this.
-    pub bdp_rtt: SimDuration,
 }
 
 impl Channel {
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
-        name: String,
         from: u32,
         to: u32,
         rate_bps: u64,
         delay: SimDuration,
         queue: Box<dyn QueueDiscipline>,
-        limit_description: String,
         rng_seed: u64,
     ) -> Self {
         Self {
-            name,
             from,
             to,
             rate_bps,
@@ -145,8 +137,6 @@ impl Channel {
             waiting_bytes: 0,
             queue,
             features: None,
-            limit_description,
-            bdp_rtt: 0,
             stats: ChannelStats::default(),
             rng_seed,
             rdc_stamp: false,
@@ -543,16 +533,7 @@ mod tests {
     /// A 1 Mbit/s direction (a 1500-byte packet takes 12 ms) that stamps for exact RDC.
     fn stamping_channel(real_limit_packets: u64) -> Channel {
         let queue = Box::new(DropTail::new(QueueLimit::Packets(real_limit_packets), None));
-        let mut channel = Channel::new(
-            "l".into(),
-            0,
-            1,
-            1_000_000,
-            0,
-            queue,
-            String::new(),
-            rng_stream_seed(1, 0, StreamKind::Channel, 0),
-        );
+        let mut channel = Channel::new(0, 1, 1_000_000, 0, queue, rng_stream_seed(1, 0, StreamKind::Channel, 0));
         channel.set_rdc_stamp(true);
         channel
     }
@@ -580,13 +561,11 @@ mod tests {
     /// while it is idle: what the channel counted, and the packet's ECN field.
     fn offer_one_to_an_idle_link(queue: DropTail, wire_bytes: u32) -> (ChannelStats, Ecn) {
         let mut channel = Channel::new(
-            "l".into(),
             0,
             1,
             1_000_000,
             0,
             Box::new(DropTail::new(QueueLimit::Packets(0), None)),
-            String::new(),
             rng_stream_seed(1, 0, StreamKind::Channel, 0),
         );
         channel.install_queue(Box::new(queue));
@@ -597,8 +576,8 @@ mod tests {
     }
 
     #[test]
-    fn a_direction_takes_six_cache_lines() {
-        assert_eq!((std::mem::size_of::<Channel>(), std::mem::align_of::<Channel>()), (384, 64));
+    fn a_direction_takes_five_cache_lines() {
+        assert_eq!((std::mem::size_of::<Channel>(), std::mem::align_of::<Channel>()), (320, 64));
     }
 
     #[test]
@@ -625,16 +604,8 @@ mod tests {
     fn a_drop_tail_link_sends_lazily_and_counts_each_transmission_when_it_starts() {
         // 1 Mbit/s: a 1500-byte packet takes 12 ms. Room for one waiting packet.
         let queue = DropTail::new(QueueLimit::Packets(1), None);
-        let mut channel = Channel::new(
-            "l".into(),
-            0,
-            1,
-            1_000_000,
-            MS,
-            Box::new(queue),
-            String::new(),
-            rng_stream_seed(1, 0, StreamKind::Channel, 0),
-        );
+        let mut channel =
+            Channel::new(0, 1, 1_000_000, MS, Box::new(queue), rng_stream_seed(1, 0, StreamKind::Channel, 0));
         let (mut pool, mut events) = (PacketPool::default(), EventQueue::new());
         offer_packets(&mut channel, &mut pool, &mut events, 3);
         // The first starts at once, the second waits, the third finds the queue full.

@@ -4,10 +4,11 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
 
 use crate::net::channel::Channel;
 use crate::net::packet::DestinationRoute;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 
 pub const NO_ROUTE: u32 = u32::MAX;
 
@@ -29,12 +30,25 @@ pub struct Link {
     pub reverse: u32,
 }
 
+/// How a channel was set up, as reports give it: kept beside the channels rather than in them,
+/// since no packet reads it (it was 56 of a channel's 384 bytes, and a string on the heap each).
+#[derive(Clone, Debug, Default)]
+pub struct ChannelSetup {
+    /// The queue limit as configured, in bytes and packets; channels with the same limit share
+    /// one text.
+    pub limit_description: Arc<str>,
+    /// The RTT the link's BDP was taken at (the mean base RTT of the flows crossing it, or
+    /// `topology.bdp_rtt`): BDP buffers and thresholds were resolved against rate x this.
+    pub bdp_rtt: SimDuration,
+}
+
 #[derive(Default)]
 pub struct Network {
     pub nodes: Vec<Node>,
     pub channels: Vec<Channel>,
+    /// Per channel, in channel order (empty until the builder sets the queues up).
+    pub setups: Vec<ChannelSetup>,
     pub links: Vec<Link>,
-    node_index: HashMap<String, u32>,
     routes: Routes,
     /// `Some(salt)`: equal-cost next hops are kept and a flow's hash picks among them (ECMP);
     /// `None`: one next hop per destination.
@@ -79,12 +93,7 @@ impl Network {
     pub fn add_node(&mut self, name: &str, is_router: bool) -> u32 {
         let index = self.nodes.len() as u32;
         self.nodes.push(Node { name: name.to_string(), is_router });
-        self.node_index.insert(name.to_string(), index);
         index
-    }
-
-    pub fn node(&self, name: &str) -> Option<u32> {
-        self.node_index.get(name).copied()
     }
 
     /// Makes room for `nodes` more nodes and `links` more links at once. A builder that knows its
@@ -92,9 +101,21 @@ impl Network {
     /// 10,000 flows 30 MB of channels and 20 MB of flows), and the copies' pages stay in the peak.
     pub fn reserve(&mut self, nodes: usize, links: usize) {
         self.nodes.reserve_exact(nodes);
-        self.node_index.reserve(nodes);
         self.channels.reserve_exact(2 * links);
         self.links.reserve_exact(links);
+    }
+
+    /// Channel `index`'s link name and direction ("forward" or "reverse"), for reports: link k's
+    /// channels are 2k and 2k + 1, since `add_link` is the only way to add them. (A list of the
+    /// names per channel had been two strings a link: 2.2 MB at 10,000 flows.)
+    pub fn channel_label(&self, index: usize) -> (&str, &'static str) {
+        let link = &self.links[index / 2];
+        (&link.name, if link.forward as usize == index { "forward" } else { "reverse" })
+    }
+
+    /// Every channel's `channel_label`, in channel order.
+    pub fn channel_labels(&self) -> impl ExactSizeIterator<Item = (&str, &'static str)> + Clone {
+        (0..self.channels.len()).map(|index| self.channel_label(index))
     }
 
     /// Adds a link as its forward (a -> b) and reverse (b -> a) channels.
@@ -372,16 +393,7 @@ mod tests {
 
     fn channel(from: u32, to: u32, delay: u64) -> Channel {
         let queue = Box::new(DropTail::new(QueueLimit::Packets(10), None));
-        Channel::new(
-            String::new(),
-            from,
-            to,
-            1_000_000,
-            delay,
-            queue,
-            String::new(),
-            rng_stream_seed(1, 0, StreamKind::Channel, 0),
-        )
+        Channel::new(from, to, 1_000_000, delay, queue, rng_stream_seed(1, 0, StreamKind::Channel, 0))
     }
 
     fn link(network: &mut Network, a: u32, b: u32, delay: u64) -> (u32, u32) {

@@ -57,7 +57,7 @@ impl Simulation {
         let f = &mut self.tcp[flow];
         let (Some(restart), Some(size)) = (f.restart.as_mut(), f.size) else { return };
         let info = cc::ConnectionInfo { seed: restart.rng.next_u64(), ..restart.info };
-        let controller = match cc::create(&f.algorithm, &restart.params, info) {
+        let controller = match cc::create(&self.tcp_labels[flow].algorithm, &restart.params, info) {
             Ok(controller) => controller,
             Err(why) => {
                 restart.failure = Some(why);

@@ -4,22 +4,26 @@
 //! Random streams are keyed by what they serve (channel, queue, flow, algorithm) and its index, so
 //! the build order below fixes which stream each component draws from.
 
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
 use rand::Rng;
 
 use super::channel_setup::{build_queue, configure_direction, load_trace};
-use super::flows::{connection_endpoints, Restart, TcpFlow, UdpFlow};
+use super::flows::{connection_endpoints, Restart, TcpFlow, TcpFlowLabel, UdpFlow};
 use super::{FlowHints, Simulation, PREFETCH_AHEAD_ABOVE_BYTES};
 use crate::cc::{self, ConnectionInfo};
 use crate::metrics::TimeSeries;
 use crate::net::channel::Channel;
 use crate::net::packet::{flow_key, PacketKind, PacketPool};
 use crate::net::queue::{DropTail, QueueLimit};
-use crate::net::topology::Network;
+use crate::net::topology::{ChannelSetup, Network};
 use crate::scenario::{
     FlowSpec, LinkSpec, OffUnsent, OnOffDistribution, Protocol, QueueSpec, Routing, Scenario, ScenarioError, TcpSpec,
     TopologyKind, TopologySpec, TraceSpec,
 };
 use crate::sim::{rng_stream, rng_stream_seed, unit_f64, Event, EventQueue, StreamKind};
+use crate::tcp::TcpConfig;
 use crate::time::{as_secs_f64, SimDuration};
 use crate::traffic::{Application, OnOff, UdpStats};
 use crate::units::Buffer;
@@ -45,10 +49,29 @@ struct NetworkBuilder {
     run: u64,
     /// Per channel, in channel order.
     pending_queues: Vec<PendingQueue>,
-    /// Per channel: (link name, "forward" or "reverse").
-    channel_labels: Vec<(String, &'static str)>,
     /// Channels that deliver at a trace's times, with the trace's spec.
     pending_traces: Vec<(usize, TraceSpec)>,
+    /// Node name -> index, for the flows and links that name their nodes. Only while building:
+    /// at 10,000 flows a copy of 20,002 names and a table of them (issue 33).
+    node_index: HashMap<String, u32>,
+}
+
+/// What flows built so far have in common, each distinct value once: their TCP options (a
+/// flow's sender and receiver read them) and their algorithms' names.
+#[derive(Default)]
+struct SharedFlowParts {
+    configs: HashSet<Arc<TcpConfig>>,
+    algorithms: HashSet<Arc<str>>,
+}
+
+/// The one copy of `value` in `distinct`, added if it is not there yet.
+fn share<T: Eq + std::hash::Hash + ?Sized>(distinct: &mut HashSet<Arc<T>>, value: Box<T>) -> Arc<T> {
+    if let Some(existing) = distinct.get(&*value) {
+        return Arc::clone(existing);
+    }
+    let added: Arc<T> = value.into();
+    distinct.insert(Arc::clone(&added));
+    added
 }
 
 /// Base RTTs of the flows and, per channel, the base RTTs of the flows that cross it.
@@ -66,8 +89,8 @@ impl Simulation {
             seed: scenario.simulation.seed,
             run: scenario.simulation.run,
             pending_queues: Vec::new(),
-            channel_labels: Vec::new(),
             pending_traces: Vec::new(),
+            node_index: HashMap::new(),
         };
         let expanded: Vec<(usize, &FlowSpec)> = scenario.expanded_flows().collect();
         let plans = builder.place(&scenario, &expanded);
@@ -87,13 +110,13 @@ impl Simulation {
             events: EventQueue::new(),
             pool: PacketPool::default(),
             network: builder.network,
-            // Reserved at once (a TCP flow's record is 2 KB): see `Network::reserve`.
+            // Reserved at once (a TCP flow's record is 1.5 KB): see `Network::reserve`.
             tcp: Vec::with_capacity(plans.len()),
+            tcp_labels: Vec::with_capacity(plans.len()),
             udp: Vec::new(),
             outbox: Vec::new(),
             series: TimeSeries::default(),
             transmitted_at_last_sample: Vec::new(),
-            channel_labels: builder.channel_labels,
             unroutable_packets: 0,
             tcp_hints: Vec::new(),
             prefetch_ahead: false,
@@ -101,8 +124,9 @@ impl Simulation {
             // The flows stay in `plans`; the full scenario is stored once they are built.
             scenario: Scenario { flows: vec![], ..scenario.clone() },
         };
+        let mut shared = SharedFlowParts::default();
         for (id, plan) in plans.iter().enumerate() {
-            simulation.add_flow(id, plan, paths.base_rtts[id])?;
+            simulation.add_flow(id, plan, paths.base_rtts[id], &mut shared)?;
         }
         let network = &simulation.network;
         simulation.tcp_hints = simulation
@@ -128,7 +152,13 @@ impl Simulation {
     }
 
     /// A flow and its application; schedules the flow's start.
-    fn add_flow(&mut self, id: usize, plan: &FlowPlan, base_rtt: SimDuration) -> Result<(), ScenarioError> {
+    fn add_flow(
+        &mut self,
+        id: usize,
+        plan: &FlowPlan,
+        base_rtt: SimDuration,
+        shared: &mut SharedFlowParts,
+    ) -> Result<(), ScenarioError> {
         let spec = plan.spec;
         let (seed, run) = (self.scenario.simulation.seed, self.scenario.simulation.run);
         let mut rng = rng_stream(seed, run, StreamKind::Flow, id as u64);
@@ -146,7 +176,7 @@ impl Simulation {
         let app = Application::new(start, spec.stop.map(|d| d.nanos()), spec.rate.map(|r| r.bps()), on_off, rng);
         let name = flow_name(spec, id);
         match spec.protocol {
-            Protocol::Tcp => self.add_tcp_flow(id, plan, name, app, base_rtt)?,
+            Protocol::Tcp => self.add_tcp_flow(id, plan, (name, app, base_rtt), shared)?,
             Protocol::Udp => {
                 let index = self.udp.len() as u32;
                 self.udp.push(UdpFlow {
@@ -170,9 +200,8 @@ impl Simulation {
         &mut self,
         id: usize,
         plan: &FlowPlan,
-        name: String,
-        app: Application,
-        base_rtt: SimDuration,
+        (name, app, base_rtt): (String, Application, SimDuration),
+        shared: &mut SharedFlowParts,
     ) -> Result<(), ScenarioError> {
         let spec = plan.spec;
         let key = format!("flows[{}]", plan.entry);
@@ -196,6 +225,7 @@ impl Simulation {
             config.ecn = true;
             config.ecn_echo = echo;
         }
+        let config = share(&mut shared.configs, Box::new(config));
         let index = self.tcp.len() as u32;
         let size = spec.size.map(|s| s.0);
         let (mut sender, receiver) = connection_endpoints(index, (plan.source, plan.sink), &config, controller, size);
@@ -217,14 +247,12 @@ impl Simulation {
             })
         });
         let start = app.start;
+        let algorithm = share(&mut shared.algorithms, algorithm.into_boxed_str());
+        self.tcp_labels.push(TcpFlowLabel { id, name, algorithm, base_rtt });
         self.tcp.push(TcpFlow {
-            id,
-            name,
-            algorithm,
             source: plan.source,
             sink: plan.sink,
             size,
-            base_rtt,
             sender,
             receiver,
             app,
@@ -251,6 +279,16 @@ pub(super) fn schedule_link_changes(network: &Network, events: &mut EventQueue) 
 }
 
 impl NetworkBuilder {
+    fn add_node(&mut self, name: &str, is_router: bool) -> u32 {
+        let index = self.network.add_node(name, is_router);
+        self.node_index.insert(name.to_string(), index);
+        index
+    }
+
+    fn node(&self, name: &str) -> Option<u32> {
+        self.node_index.get(name).copied()
+    }
+
     /// The topology's nodes and links, and each flow's two end nodes.
     fn place<'a>(&mut self, scenario: &Scenario, expanded: &[(usize, &'a FlowSpec)]) -> Vec<FlowPlan<'a>> {
         let access = scenario.topology.access.clone().unwrap_or_else(|| scenario.default_access_link());
@@ -276,7 +314,7 @@ impl NetworkBuilder {
     ) -> Vec<FlowPlan<'a>> {
         let fabric = scenario.fabric().expect("validated: the fabric's sizes are set");
         self.network.channels.reserve(2 * fabric.links.len());
-        let ids: Vec<u32> = fabric.nodes.iter().map(|(name, switch)| self.network.add_node(name, *switch)).collect();
+        let ids: Vec<u32> = fabric.nodes.iter().map(|(name, switch)| self.add_node(name, *switch)).collect();
         for link in &fabric.links {
             let spec = scenario.tier_link(link.tier).expect("validated: fabrics have access links");
             self.add_link(&link.name, ids[link.from as usize], ids[link.to as usize], spec);
@@ -293,8 +331,8 @@ impl NetworkBuilder {
     ) -> Vec<FlowPlan<'a>> {
         // Two routers and the bottleneck, and two hosts and two access links a flow.
         self.network.reserve(2 + 2 * expanded.len(), 1 + 2 * expanded.len());
-        let left = self.network.add_node("left", true);
-        let right = self.network.add_node("right", true);
+        let left = self.add_node("left", true);
+        let right = self.add_node("right", true);
         let bottleneck = topology.bottleneck.as_ref().expect("validated: dumbbells have a bottleneck");
         self.add_link("bottleneck", left, right, bottleneck);
         let mut plans = Vec::with_capacity(expanded.len());
@@ -315,7 +353,7 @@ impl NetworkBuilder {
         let routers = topology.routers.expect("validated: chains have routers");
         let hops = topology.hops.as_ref().expect("validated: chains have hops");
         self.network.reserve(routers as usize + 2 * expanded.len(), routers as usize - 1 + 2 * expanded.len());
-        let ids: Vec<u32> = (0..routers).map(|r| self.network.add_node(&format!("r{r}"), true)).collect();
+        let ids: Vec<u32> = (0..routers).map(|r| self.add_node(&format!("r{r}"), true)).collect();
         for hop in 0..routers as usize - 1 {
             let spec = if hops.len() == 1 { &hops[0] } else { &hops[hop] };
             let name = spec.name.clone().unwrap_or_else(|| format!("r{hop}-r{}", hop + 1));
@@ -323,8 +361,8 @@ impl NetworkBuilder {
         }
         let mut plans = Vec::with_capacity(expanded.len());
         for (i, &(entry, spec)) in expanded.iter().enumerate() {
-            let from = self.network.node(spec.from.as_ref().expect("validated")).expect("validated");
-            let to = self.network.node(spec.to.as_ref().expect("validated")).expect("validated");
+            let from = self.node(spec.from.as_ref().expect("validated")).expect("validated");
+            let to = self.node(spec.to.as_ref().expect("validated")).expect("validated");
             let sender_access = with_access_delay(access, spec);
             plans.push(self.add_hosts(i, entry, spec, (from, to), (&sender_access, access)));
         }
@@ -341,8 +379,8 @@ impl NetworkBuilder {
         (entry_router, exit_router): (u32, u32),
         (sender_access, receiver_access): (&LinkSpec, &LinkSpec),
     ) -> FlowPlan<'a> {
-        let sender = self.network.add_node(&format!("s{i}"), false);
-        let receiver = self.network.add_node(&format!("d{i}"), false);
+        let sender = self.add_node(&format!("s{i}"), false);
+        let receiver = self.add_node(&format!("d{i}"), false);
         self.add_link(&format!("access-s{i}"), sender, entry_router, sender_access);
         self.add_link(&format!("access-d{i}"), exit_router, receiver, receiver_access);
         FlowPlan { spec, entry, source: sender, sink: receiver }
@@ -358,11 +396,11 @@ impl NetworkBuilder {
         expanded: &[(usize, &'a FlowSpec)],
     ) -> Vec<FlowPlan<'a>> {
         for name in topology.nodes.as_ref().expect("validated") {
-            self.network.add_node(name, false);
+            self.add_node(name, false);
         }
         for (i, spec) in topology.links.as_ref().expect("validated").iter().enumerate() {
-            let from = self.network.node(spec.from.as_ref().expect("validated")).expect("validated");
-            let to = self.network.node(spec.to.as_ref().expect("validated")).expect("validated");
+            let from = self.node(spec.from.as_ref().expect("validated")).expect("validated");
+            let to = self.node(spec.to.as_ref().expect("validated")).expect("validated");
             let name = spec.name.clone().unwrap_or_else(|| format!("link{i}"));
             self.add_link(&name, from, to, spec);
         }
@@ -374,10 +412,10 @@ impl NetworkBuilder {
     fn place_named_flows<'a>(&mut self, access: &LinkSpec, expanded: &[(usize, &'a FlowSpec)]) -> Vec<FlowPlan<'a>> {
         let mut plans = Vec::with_capacity(expanded.len());
         for (i, &(entry, spec)) in expanded.iter().enumerate() {
-            let mut source = self.network.node(spec.from.as_ref().expect("validated")).expect("validated");
-            let sink = self.network.node(spec.to.as_ref().expect("validated")).expect("validated");
+            let mut source = self.node(spec.from.as_ref().expect("validated")).expect("validated");
+            let sink = self.node(spec.to.as_ref().expect("validated")).expect("validated");
             if spec.access_delay.is_some() {
-                let host = self.network.add_node(&format!("s{i}"), false);
+                let host = self.add_node(&format!("s{i}"), false);
                 self.add_link(&format!("access-s{i}"), host, source, &with_access_delay(access, spec));
                 source = host;
             }
@@ -394,13 +432,11 @@ impl NetworkBuilder {
         let [forward, reverse] = [0, 1].map(|offset| {
             let (_, a, b, direction) = directions[offset];
             let mut channel = Channel::new(
-                name.to_string(),
                 a,
                 b,
                 spec.rate.bps(),
                 spec.delay.nanos(),
                 Box::new(DropTail::new(QueueLimit::Packets(0), None)),
-                String::new(),
                 rng_stream_seed(self.seed, self.run, StreamKind::Channel, first_index + offset as u64),
             );
             channel.set_rdc_stamp(spec.rdc_stamp);
@@ -408,7 +444,7 @@ impl NetworkBuilder {
             channel
         });
         self.network.add_link(name, forward, reverse);
-        for (offset, (label, _, _, direction)) in directions.into_iter().enumerate() {
+        for (offset, (_, _, _, direction)) in directions.into_iter().enumerate() {
             if let Some(trace) = &direction.trace {
                 self.pending_traces.push((first_index as usize + offset, trace.clone()));
             }
@@ -416,7 +452,6 @@ impl NetworkBuilder {
                 buffer: direction.buffer.unwrap_or(spec.buffer),
                 queue: spec.queue.with_defaults(),
             });
-            self.channel_labels.push((name.to_string(), label));
         }
     }
 
@@ -435,14 +470,15 @@ impl NetworkBuilder {
                 ));
             }
             let mut found = false;
-            for (channel, (name, label)) in self.network.channels.iter_mut().zip(&self.channel_labels) {
-                if name == link && direction.is_none_or(|d| d == *label) {
-                    channel.start_capture();
+            for index in 0..self.network.channels.len() {
+                let (name, label) = self.network.channel_label(index);
+                if name == link && direction.is_none_or(|d| d == label) {
+                    self.network.channels[index].start_capture();
                     found = true;
                 }
             }
             if !found {
-                let mut names: Vec<&str> = self.channel_labels.iter().map(|(name, _)| name.as_str()).collect();
+                let mut names: Vec<&str> = self.network.channel_labels().map(|(name, _)| name).collect();
                 names.dedup();
                 let shown = names.iter().take(12).copied().collect::<Vec<_>>().join(", ");
                 let more = if names.len() > 12 { format!(" and {} more", names.len() - 12) } else { String::new() };
@@ -457,7 +493,7 @@ impl NetworkBuilder {
     fn install_traces(&mut self) -> Result<(), ScenarioError> {
         let mut files = std::collections::HashMap::new();
         for (index, spec) in std::mem::take(&mut self.pending_traces) {
-            let (name, label) = &self.channel_labels[index];
+            let (name, label) = self.network.channel_label(index);
             let key = format!("link '{name}' {label}.trace");
             let rng = rng_stream(self.seed, self.run, StreamKind::Trace, index as u64);
             self.network.channels[index].set_trace(load_trace(&spec, &key, rng, &mut files)?);
@@ -469,6 +505,9 @@ impl NetworkBuilder {
     /// it (or `topology.bdp_rtt`).
     fn install_queues(&mut self, topology: &TopologySpec, paths: &FlowPaths, largest_packet: u64) {
         let mean_rtt_all = mean(&paths.base_rtts).max(1);
+        // Each distinct description once (a dumbbell's access links all have the same).
+        let mut descriptions: HashSet<Arc<str>> = HashSet::new();
+        let mut setups = Vec::with_capacity(self.network.channels.len());
         for (index, channel) in self.network.channels.iter_mut().enumerate() {
             let pending = &self.pending_queues[index];
             let rtt = topology.bdp_rtt.map(|d| d.nanos()).unwrap_or_else(|| {
@@ -479,7 +518,6 @@ impl NetworkBuilder {
                     mean(crossing)
                 }
             });
-            channel.bdp_rtt = rtt;
             let bdp_bytes = channel.rate_bps as f64 * as_secs_f64(rtt) / 8.0;
             let limit = match pending.buffer {
                 Buffer::Packets(n) => QueueLimit::Packets(n),
@@ -488,14 +526,17 @@ impl NetworkBuilder {
                 // traffic that finds the link busy.
                 Buffer::Bdp(multiple) => QueueLimit::Bytes(((bdp_bytes * multiple).round() as u64).max(largest_packet)),
             };
-            channel.limit_description = match limit {
+            let description = match limit {
                 QueueLimit::Packets(n) => format!("{n}p"),
                 QueueLimit::Bytes(b) => format!("{b}B ({})", pending.buffer),
             };
+            let limit_description = share(&mut descriptions, description.into_boxed_str());
+            setups.push(ChannelSetup { limit_description, bdp_rtt: rtt });
             let rng = rng_stream(self.seed, self.run, StreamKind::Queue, index as u64);
             let queue = build_queue(&pending.queue, limit, bdp_bytes, channel.rate_bps, rng);
             channel.install_queue(queue);
         }
+        self.network.setups = setups;
     }
 }
 

@@ -46,8 +46,6 @@ pub struct LinkNetwork {
     /// Channels with their queues sized and random streams seeded exactly as in a simulation of
     /// the same scenario, and the routes between nodes.
     pub network: Network,
-    /// Channel index -> (link name, "forward" or "reverse").
-    pub channel_labels: Vec<(String, &'static str)>,
     /// The links' rate and delay steps, scheduled; nothing else.
     pub events: EventQueue,
     /// Every flow's ends, by flow id.
@@ -58,9 +56,9 @@ impl Simulation {
     /// Keeps the network and drops the simulated endpoints.
     pub fn into_link_network(self) -> LinkNetwork {
         let mut flows: Vec<FlowEnds> = Vec::with_capacity(self.tcp.len() + self.udp.len());
-        for f in &self.tcp {
-            let mut ends = ends(f.id, &f.name, (f.source, f.sink), f.base_rtt, &f.app);
-            ends.tcp = Some((f.algorithm.clone(), f.sender.config().clone(), f.size));
+        for (f, label) in self.tcp.iter().zip(&self.tcp_labels) {
+            let mut ends = ends(label.id, &label.name, (f.source, f.sink), label.base_rtt, &f.app);
+            ends.tcp = Some((label.algorithm.to_string(), f.sender.config().clone(), f.size));
             ends.restart_think_time = f.restart.as_ref().map(|r| r.think_time);
             flows.push(ends);
         }
@@ -72,7 +70,7 @@ impl Simulation {
         flows.sort_by_key(|f| f.flow_id);
         let mut events = EventQueue::new();
         schedule_link_changes(&self.network, &mut events);
-        LinkNetwork { network: self.network, channel_labels: self.channel_labels, events, flows }
+        LinkNetwork { network: self.network, events, flows }
     }
 }
 
@@ -110,8 +108,9 @@ impl LinkNetwork {
             .network
             .channels
             .iter()
-            .zip(&self.channel_labels)
-            .map(|(channel, (link, direction))| {
+            .zip(&self.network.setups)
+            .zip(self.network.channel_labels())
+            .map(|((channel, setup), (link, direction))| {
                 let queue = channel.queue_settings();
                 let (limit_packets, limit_bytes) = match queue.limit {
                     QueueLimit::Packets(n) => (Some(n), None),
@@ -127,8 +126,8 @@ impl LinkNetwork {
                     "rate_bps": channel.rate_bps,
                     "delay_ns": channel.delay,
                     // What BDP buffers and thresholds were resolved against.
-                    "bdp_rtt_ns": channel.bdp_rtt,
-                    "bdp_bytes": channel.rate_bps as f64 * channel.bdp_rtt as f64 / 8e9,
+                    "bdp_rtt_ns": setup.bdp_rtt,
+                    "bdp_bytes": channel.rate_bps as f64 * setup.bdp_rtt as f64 / 8e9,
                     // Steps of the propagation delay: [time, new delay] in nanoseconds.
                     "delay_schedule": channel.delay_schedule(),
                     "drift": channel.drift().map(|(min, max, interval)| [min, max, interval]),

@@ -1,7 +1,7 @@
 //! What the simulation measures: a sample of every flow and queue each `sample_interval`, and at
 //! the end the results tables, built by `metrics` from the flows' and channels' counters.
 
-use super::flows::{TcpFlow, UdpFlow};
+use super::flows::{TcpFlow, TcpFlowLabel, UdpFlow};
 use super::Simulation;
 use crate::capture::{pcap_bytes, FlowEndpoints};
 use crate::metrics::{
@@ -72,7 +72,7 @@ impl Simulation {
         let interval = as_secs_f64(self.sample_interval);
         // Payload delivered since the previous sample; the sample at time 0 has no interval.
         let rate = |bytes: u64| if now == 0 { 0.0 } else { bytes as f64 * 8.0 / interval };
-        for f in &mut self.tcp {
+        for (f, label) in self.tcp.iter_mut().zip(&self.tcp_labels) {
             let delivered = f.receiver.stats.delivered_bytes;
             let ssthresh = f.sender.cc.ssthresh();
             // A flow that has not started has no window yet: NaN keeps it off the plots.
@@ -80,7 +80,7 @@ impl Simulation {
             let if_started = |value: f64| if started { value } else { f64::NAN };
             self.series.push_flow(FlowSample {
                 time_s: seconds,
-                flow_id: f.id as u64,
+                flow_id: label.id as u64,
                 cwnd_bytes: if_started(f.sender.effective_cwnd() as f64),
                 ssthresh_bytes: if ssthresh == u64::MAX { f64::NAN } else { if_started(ssthresh as f64) },
                 srtt_ms: f.sender.rtt.srtt.map_or(f64::NAN, as_millis_f64),
@@ -151,8 +151,13 @@ impl Simulation {
 
     fn results_with_series(&self, series: TimeSeries, peak_live_packets: usize) -> Results {
         let duration = self.events.now().max(1);
-        let tcp_rows: Vec<FlowRow> =
-            self.tcp.iter().enumerate().map(|(index, f)| self.tcp_flow_row(index as u32, f, duration)).collect();
+        let tcp_rows: Vec<FlowRow> = self
+            .tcp
+            .iter()
+            .zip(&self.tcp_labels)
+            .zip(0..)
+            .map(|(f, index)| self.tcp_flow_row(index, f, duration))
+            .collect();
         // Jain's index over the TCP flows that had started.
         let goodputs: Vec<f64> = self
             .tcp
@@ -162,15 +167,15 @@ impl Simulation {
             .map(|(_, r)| r.goodput_bps)
             .collect();
         let udp_rows = self.udp.iter().enumerate().map(|(index, f)| self.udp_flow_row(index as u32, f, duration));
-        let events = self.tcp.iter().flat_map(|f| {
+        let events = self.tcp.iter().zip(&self.tcp_labels).flat_map(|(f, label)| {
             f.sender.stats.events.iter().map(|&(time, event)| ReportedEvent {
                 time,
-                flow_id: f.id as u64,
-                name: f.name.clone(),
+                flow_id: label.id as u64,
+                name: label.name.clone(),
                 event,
             })
         });
-        let (flow_series, queue_series) = series.into_tables(&self.channel_labels);
+        let (flow_series, queue_series) = series.into_tables(&self.network);
         Results {
             events: events_table(events.collect()),
             summary: Summary {
@@ -185,7 +190,7 @@ impl Simulation {
                 peak_live_packets: peak_live_packets as u64,
             },
             flows: flow_table(tcp_rows.into_iter().chain(udp_rows).collect()),
-            links: link_table(&self.network, &self.channel_labels, duration),
+            links: link_table(&self.network, duration),
             flow_series,
             queue_series,
             captures: self.captures(),
@@ -201,7 +206,7 @@ impl Simulation {
         self.network
             .channels
             .iter()
-            .zip(&self.channel_labels)
+            .zip(self.network.channel_labels())
             .filter_map(|(channel, (link, direction))| {
                 let packets = channel.captured()?;
                 Some((format!("{link}-{direction}.pcap"), pcap_bytes(packets, &endpoints)))
@@ -210,7 +215,7 @@ impl Simulation {
     }
 
     /// `index` is the flow's place among the TCP flows, which its packets carry.
-    fn tcp_flow_row(&self, index: u32, f: &TcpFlow, duration: SimDuration) -> FlowRow {
+    fn tcp_flow_row(&self, index: u32, (f, label): (&TcpFlow, &TcpFlowLabel), duration: SimDuration) -> FlowRow {
         let delivered = f.receiver.stats.delivered_bytes;
         // A restarting flow's size is per transfer: its transfers are in the events table.
         let complete = f.restart.is_none() && f.size.is_some_and(|size| delivered >= size);
@@ -245,7 +250,15 @@ impl Simulation {
             one_way_delay_mean_ms: f.receiver.stats.one_way_delay.mean_ms(),
             one_way_delay_p50_ms,
             one_way_delay_p95_ms,
-            ..self.identity_row(f.id, &f.name, "tcp", &f.algorithm, (f.source, f.sink), f.app.start, f.base_rtt)
+            ..self.identity_row(
+                label.id,
+                &label.name,
+                "tcp",
+                &label.algorithm,
+                (f.source, f.sink),
+                f.app.start,
+                label.base_rtt,
+            )
         }
     }
 

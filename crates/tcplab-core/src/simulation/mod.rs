@@ -32,7 +32,7 @@ use crate::scenario::Scenario;
 use crate::sim::{Event, EventQueue, NextHop, NextHopKind};
 use crate::tcp::EndpointContext;
 use crate::time::{SimDuration, SimTime};
-use flows::{TcpFlow, UdpFlow};
+use flows::{TcpFlow, TcpFlowLabel, UdpFlow};
 
 /// The size of the flows' and links' state above which the event loop prefetches for the next
 /// event: about the last-level cache of a server. Measured on the scale benchmark (a 32-MB L3):
@@ -61,6 +61,8 @@ pub struct Simulation {
     pool: PacketPool,
     network: Network,
     tcp: Vec<TcpFlow>,
+    /// Per TCP flow, in the order of `tcp`: its id, name, algorithm and base RTT.
+    tcp_labels: Vec<TcpFlowLabel>,
     udp: Vec<UdpFlow>,
     outbox: Vec<Packet>,
     end: SimTime,
@@ -68,8 +70,6 @@ pub struct Simulation {
     series: TimeSeries,
     /// Bytes each channel had transmitted at the previous sample (for per-interval throughput).
     transmitted_at_last_sample: Vec<u64>,
-    /// Channel index -> (link name, "forward"/"reverse"), for reports.
-    channel_labels: Vec<(String, &'static str)>,
     unroutable_packets: u64,
     /// Per TCP flow, what its endpoints touch outside their own state, for prefetching.
     tcp_hints: Vec<FlowHints>,
@@ -120,9 +120,10 @@ impl Simulation {
     /// as "flow NAME (ALGORITHM): why". Its window stays as it last was, so results after it
     /// mean nothing: callers stop and report it.
     pub fn algorithm_failure(&self) -> Option<String> {
-        self.tcp.iter().find_map(|f| {
+        self.tcp.iter().zip(&self.tcp_labels).find_map(|(f, label)| {
             let restart_failure = f.restart.as_ref().and_then(|r| r.failure.as_deref());
-            f.sender.cc.failure().or(restart_failure).map(|why| format!("flow {} ({}): {why}", f.name, f.algorithm))
+            let (name, algorithm) = (&label.name, &label.algorithm);
+            f.sender.cc.failure().or(restart_failure).map(|why| format!("flow {name} ({algorithm}): {why}"))
         })
     }
 

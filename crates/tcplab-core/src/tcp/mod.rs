@@ -20,7 +20,7 @@ use crate::sim::EventQueue;
 use crate::time::SimDuration;
 
 /// Which loss recovery the sender runs after three duplicate ACKs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RecoveryMode {
     /// RFC 5681 section 3.2 as ns-2's Reno agent: window inflation by duplicate ACKs, and the
@@ -33,7 +33,7 @@ pub enum RecoveryMode {
 }
 
 /// How the retransmission timeout is computed from SRTT and RTTVAR.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RtoFormula {
     /// RFC 6298: RTO = max(SRTT + max(G, 4 RTTVAR), min RTO).
@@ -46,7 +46,7 @@ pub enum RtoFormula {
 }
 
 /// Which ACKs feed the RTO estimator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RttSampling {
     /// Every ACK that acknowledges data sent once (Linux `tcp_clean_rtx_queue`, ns-3).
@@ -59,7 +59,7 @@ pub enum RttSampling {
 }
 
 /// Which RTT the congestion control sees on each ACK.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AlgorithmRtt {
     /// The ACK's own sample, and the smallest sample as the minimum (Linux's `tcp_ack` passes
@@ -73,7 +73,7 @@ pub enum AlgorithmRtt {
 
 /// What the sender hands the algorithm as the amount in flight when it reduces at a fast
 /// retransmit or an ECN-Echo (timeouts always give the pipe).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReductionBase {
     /// FlightSize, the data outstanding before the event (RFC 5681 (4.2), RFC 6675 step 4.2).
@@ -85,7 +85,7 @@ pub enum ReductionBase {
 }
 
 /// How the sender answers ECN-Echo.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EcnResponse {
     /// The algorithm reduces once per window; the window never goes below its floor (2 segments
@@ -98,7 +98,7 @@ pub enum EcnResponse {
 }
 
 /// Which ACKs restart the retransmission timer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RtoRestart {
     /// RFC 6298 (5.3): an ACK that acknowledges new data (Linux, ns-3, ns-2's own agents).
@@ -109,7 +109,7 @@ pub enum RtoRestart {
 }
 
 /// When the receiver ACKs in-order data.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AckPolicy {
     /// RFC 5681 section 4.2: every `delayed_ack_count` segments or on the timer, the first
@@ -121,7 +121,7 @@ pub enum AckPolicy {
 }
 
 /// Receiver-based delay control (Active Delay Control): how long the receiver holds each ACK.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AckDelayMode {
     /// ACKs leave as soon as the ACK policy sends them.
@@ -133,8 +133,10 @@ pub enum AckDelayMode {
 }
 
 /// Every TCP option of one connection, resolved (defaults applied, units converted; times in
-/// nanoseconds when serialized).
-#[derive(Clone, Debug, Serialize)]
+/// nanoseconds when serialized). Flows with the same options share one (`Arc`): a copy in each
+/// sender and receiver was 288 of a flow record's 1,984 bytes, and with one for the whole run the
+/// options a packet reads stay in the cache.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct TcpConfig {
     /// Maximum segment size: payload bytes per full segment.
     pub mss: u64,

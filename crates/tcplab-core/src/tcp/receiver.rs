@@ -25,6 +25,7 @@
 //! gradually (docs/algorithms/rdc.md).
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use crate::cc::sdc::{delay_after_calm_round, delay_after_mark};
 use crate::histogram::DelayHistogram;
@@ -115,7 +116,8 @@ pub struct TcpReceiver {
     flow: u32,
     /// The node the ACKs go to (the sender's host).
     destination: u32,
-    config: TcpConfig,
+    /// Shared with the sender and every flow with the same options (`TcpConfig`).
+    config: Arc<TcpConfig>,
     /// Next byte expected; everything before it has been delivered.
     rcv_nxt: u64,
     /// Received ranges above `rcv_nxt`, sorted and disjoint, and their total length.
@@ -143,7 +145,8 @@ pub struct TcpReceiver {
     /// router stamp since the last ACK (exact RDC), and the 1-bit controller.
     held_acks: VecDeque<(SimTime, Packet)>,
     pending_stamp: SimDuration,
-    pub one_bit: OneBitRdc,
+    /// Made at the first segment under 1-bit RDC (boxed: 72 bytes other flows need not carry).
+    one_bit: Option<Box<OneBitRdc>>,
     /// The Linux ACK policy's state (`ack_policy = "linux"`).
     linux: Option<Box<LinuxAckPolicy>>,
     pub stats: ReceiverStats,
@@ -156,7 +159,8 @@ impl TcpReceiver {
         self.stats.one_way_delay.next_listed_address()
     }
 
-    pub fn new(flow: u32, destination: u32, config: TcpConfig) -> Self {
+    pub fn new(flow: u32, destination: u32, config: impl Into<Arc<TcpConfig>>) -> Self {
+        let config = config.into();
         let linux = (config.ack_policy == AckPolicy::Linux).then(|| {
             let sack = config.recovery == RecoveryMode::Sack;
             Box::new(LinuxAckPolicy::new(config.mss, config.receive_window, config.quick_ack_segments, sack))
@@ -180,7 +184,7 @@ impl TcpReceiver {
             ece_pending: false,
             held_acks: VecDeque::new(),
             pending_stamp: 0,
-            one_bit: OneBitRdc::default(),
+            one_bit: None,
             linux,
             stats: ReceiverStats::default(),
             config,
@@ -203,6 +207,19 @@ impl TcpReceiver {
         let window = free.max(self.window_right_edge.saturating_sub(self.rcv_nxt));
         self.window_right_edge = self.rcv_nxt + window;
         window
+    }
+
+    /// What receiver-based delay control takes from a data segment that arrived at `now`: the
+    /// router's stamp (exact RDC), or the round's count and marks (1-bit RDC).
+    fn note_for_delay_control(&mut self, data: &Packet, now: SimTime, ce: bool) {
+        match self.config.ack_delay {
+            AckDelayMode::None => {}
+            AckDelayMode::ExactRdc => self.pending_stamp = self.pending_stamp.max(data.delay_stamp),
+            AckDelayMode::OneBitRdc => {
+                let one_bit = self.one_bit.get_or_insert_with(Box::default);
+                one_bit.on_segment(now, data.ts_echo, ce, self.config.ack_delay_max);
+            }
+        }
     }
 
     pub fn on_data(&mut self, data: &Packet, ctx: &mut EndpointContext) {
@@ -229,11 +246,7 @@ impl TcpReceiver {
         }
         let ce = data.ecn == Ecn::Ce;
         let ce_state_changed = self.dctcp_ce_state_change(ce, ctx);
-        match self.config.ack_delay {
-            AckDelayMode::None => {}
-            AckDelayMode::ExactRdc => self.pending_stamp = self.pending_stamp.max(data.delay_stamp),
-            AckDelayMode::OneBitRdc => self.one_bit.on_segment(now, data.ts_echo, ce, self.config.ack_delay_max),
-        }
+        self.note_for_delay_control(data, now, ce);
         if ce {
             self.stats.ce_received += 1;
         }
@@ -242,7 +255,7 @@ impl TcpReceiver {
             if data.cwr {
                 self.ece_pending = false;
             }
-            let absorbed = self.config.ack_delay == AckDelayMode::OneBitRdc && self.one_bit.absorbs_marks();
+            let absorbed = self.one_bit.as_ref().is_some_and(|one_bit| one_bit.absorbs_marks());
             if ce && self.config.ecn && !absorbed {
                 self.ece_pending = true;
             }
@@ -477,7 +490,7 @@ impl TcpReceiver {
         let hold = match self.config.ack_delay {
             AckDelayMode::None => 0,
             AckDelayMode::ExactRdc => std::mem::take(&mut self.pending_stamp).min(self.config.ack_delay_max),
-            AckDelayMode::OneBitRdc => self.one_bit.delay,
+            AckDelayMode::OneBitRdc => self.one_bit.as_ref().map_or(0, |one_bit| one_bit.delay),
         };
         let mut ack = Packet {
             kind: PacketKind::TcpAck,

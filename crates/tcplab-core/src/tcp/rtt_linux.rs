@@ -28,7 +28,7 @@ pub struct SendWindow {
     pub nxt: u64,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct LinuxRttVar {
     /// 4 x the mean deviation (`mdev_us`), nanoseconds.
     mdev4: SimDuration,
@@ -38,7 +38,6 @@ pub struct LinuxRttVar {
     term: SimDuration,
     /// The round trip ends when snd_una passes this (`rtt_seq`).
     round_end: u64,
-    min_rto: SimDuration,
 }
 
 impl LinuxRttVar {
@@ -46,11 +45,11 @@ impl LinuxRttVar {
     pub fn first(sample: SimDuration, min_rto: SimDuration, window: SendWindow) -> Self {
         let mdev4 = 2 * sample;
         let term = mdev4.max(min_rto);
-        Self { mdev4, round_max: term, term, round_end: window.nxt, min_rto }
+        Self { mdev4, round_max: term, term, round_end: window.nxt }
     }
 
     /// A later sample; `srtt` is SRTT before it.
-    pub fn update(&mut self, srtt: SimDuration, sample: SimDuration, window: SendWindow) {
+    pub fn update(&mut self, srtt: SimDuration, sample: SimDuration, window: SendWindow, min_rto: SimDuration) {
         let quarter = self.mdev4 / 4;
         if sample >= srtt {
             self.mdev4 = self.mdev4 - quarter + (sample - srtt);
@@ -70,7 +69,7 @@ impl LinuxRttVar {
                 self.term -= (self.term - self.round_max) / 4;
             }
             self.round_end = window.nxt;
-            self.round_max = self.min_rto;
+            self.round_max = min_rto;
         }
     }
 
@@ -102,19 +101,19 @@ mod tests {
         // SRTT 100 ms, mdev4 = 200 ms (term 200 ms), the round ends when snd_una passes 10.
         let mut var = LinuxRttVar::first(100 * MS, MIN_RTO, window(0, 10));
         // A step to 300 ms: mdev4 = 200 - 50 + 200 = 350 ms, the term rises at once.
-        var.update(100 * MS, 300 * MS, window(5, 20));
+        var.update(100 * MS, 300 * MS, window(5, 20), MIN_RTO);
         assert_eq!(var.term(), 350 * MS);
         // Samples equal to SRTT within the round: mdev4 falls (262.5, 196.875 ms), the term stays.
-        var.update(300 * MS, 300 * MS, window(6, 20));
-        var.update(300 * MS, 300 * MS, window(7, 20));
+        var.update(300 * MS, 300 * MS, window(6, 20), MIN_RTO);
+        var.update(300 * MS, 300 * MS, window(7, 20), MIN_RTO);
         assert_eq!(var.term(), 350 * MS);
         // snd_una passes 10: the round ends; its largest mdev4 was 350 = the term, so no fall yet,
         // and the next round's maximum starts at the minimum RTO.
-        var.update(300 * MS, 300 * MS, window(11, 30));
+        var.update(300 * MS, 300 * MS, window(11, 30), MIN_RTO);
         assert_eq!(var.term(), 350 * MS);
         // The next round's largest mdev4 is its floor, 200 ms (mdev4 keeps falling below it):
         // 350 - (350 - 200) / 4 = 312.5 ms when it ends.
-        var.update(300 * MS, 300 * MS, window(31, 40));
+        var.update(300 * MS, 300 * MS, window(31, 40), MIN_RTO);
         assert_eq!(var.term(), 312_500_000);
     }
 
@@ -123,10 +122,10 @@ mod tests {
         let mut var = LinuxRttVar::first(100 * MS, MIN_RTO, window(0, 10));
         // mdev4 200 ms (quarter 50): a sample 130 ms below SRTT exceeds it by 80 ms, so
         // mdev4 = 200 + 80 / 8 = 210 ms; RFC 6298 would give 3/4 x 200 + 130 = 280 ms.
-        var.update(200 * MS, 70 * MS, window(1, 10));
+        var.update(200 * MS, 70 * MS, window(1, 10), MIN_RTO);
         assert_eq!(var.mdev4, 210 * MS);
         // 20 ms below (less than the quarter): 210 - 52.5 + 20 = 177.5 ms.
-        var.update(200 * MS, 180 * MS, window(2, 10));
+        var.update(200 * MS, 180 * MS, window(2, 10), MIN_RTO);
         assert_eq!(var.mdev4, 177_500_000);
     }
 }

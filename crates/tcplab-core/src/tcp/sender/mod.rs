@@ -36,6 +36,7 @@ mod timers;
 use send::Handshake;
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use crate::cc::CongestionControl;
 use crate::histogram::DelayHistogram;
@@ -120,7 +121,8 @@ enum Reduction {
 pub struct TcpSender {
     flow: u32,
     destination: u32,
-    config: TcpConfig,
+    /// Shared with the receiver and every flow with the same options (`TcpConfig`).
+    config: Arc<TcpConfig>,
     pub cc: Box<dyn CongestionControl>,
     pub rtt: RttEstimator,
     pub stats: SenderStats,
@@ -213,9 +215,9 @@ pub struct TcpSender {
 
     /// Pacing: earliest time of the next transmission.
     next_send_time: SimTime,
-    /// Data segments sent, retransmissions included (Linux's `data_segs_out`): pacing starts
-    /// after the first `UNPACED_SEGMENTS`.
-    data_segments_sent: u64,
+    /// Data segments sent, retransmissions included (Linux's `data_segs_out`), counted up to
+    /// `UNPACED_SEGMENTS`, after which pacing starts (a byte: the flow record's size).
+    data_segments_sent: u8,
     pacing_timer_pending: bool,
 
     /// Deadlines of the retransmission timer, RACK's reordering timer and the tail loss probe,
@@ -268,7 +270,8 @@ impl TcpSender {
         ]
     }
 
-    pub fn new(flow: u32, destination: u32, config: TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
+    pub fn new(flow: u32, destination: u32, config: impl Into<Arc<TcpConfig>>, cc: Box<dyn CongestionControl>) -> Self {
+        let config = config.into();
         let handshake = if config.syn { Handshake::Pending } else { Handshake::Done };
         let rtt = RttEstimator::with_formula(
             config.min_rto,

@@ -10,7 +10,7 @@ use crate::time::{transmission_time, SimTime, NANOS_PER_SEC};
 /// Linux paces a connection only from its tenth data segment on, as the original fq qdisc did
 /// (`tcp_update_skb_after_send`: no pacing gap while `data_segs_out` < 10, counted after the
 /// segment), so an initial window of ten leaves as a burst.
-const UNPACED_SEGMENTS: u64 = 10;
+const UNPACED_SEGMENTS: u8 = 10;
 
 /// The connection set-up with `syn = true` (ns-2's one-way agents with `syn_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -275,7 +275,7 @@ impl TcpSender {
             prr.on_sent(length);
         }
         self.cc.on_packet_sent(now, length, in_flight_before);
-        self.data_segments_sent += 1;
+        self.data_segments_sent = self.data_segments_sent.saturating_add(1).min(UNPACED_SEGMENTS);
         if let Some(rate) = self.pacing_rate().filter(|_| self.data_segments_sent >= UNPACED_SEGMENTS) {
             self.next_send_time = self.next_send_time.max(now) + transmission_time(length, rate.max(1));
         }
