@@ -168,9 +168,13 @@ def test_tcp_do_reports_both_throughput_metrics_and_the_dynamic_scenarios_cubic_
     numbers = pd.read_csv(tcp_do / "numbers.csv")
     controlled = numbers[numbers["experiment"] == "controlled scenario"]
     assert {"tcp_do goodput over the run", "tcp_do mean of non-zero throughput samples"} <= set(controlled["quantity"])
-    # CUBIC suffers most from the 0.1% random loss of the dynamic scenario.
-    cubic = number(tcp_do, "dynamic scenario", "cubic goodput over the run", "sender")
-    bbr = number(tcp_do, "dynamic scenario", "bbr goodput over the run", "sender")
+    # CUBIC suffers most from the 0.1% random loss of the dynamic scenario, in the paper's metric
+    # (the mean of non-zero throughput samples). Not in goodput over the run: with the ns-3
+    # profile a sender whose receive window is full of SACKed data and holes waits for its 1 s
+    # timer (ns-3's NextSeg sends nothing then), and one such stall in the quick form's two 5 s
+    # runs decides a goodput mean whichever the algorithm.
+    cubic = number(tcp_do, "dynamic scenario", "cubic mean of non-zero throughput samples", "sender")
+    bbr = number(tcp_do, "dynamic scenario", "bbr mean of non-zero throughput samples", "sender")
     assert cubic < bbr
 
 
