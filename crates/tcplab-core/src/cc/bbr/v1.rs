@@ -429,7 +429,7 @@ impl CongestionControl for Bbr {
 
     /// Linux bbr_init runs once the handshake is done: the min RTT starts as the SYN's
     /// (`tcp_min_rtt`), stamped now, and the pacing rate is high_gain x initial window over it
-    /// (`bbr_init_pacing_rate_from_rtt`), so the initial window leaves paced, not as a burst.
+    /// (`bbr_init_pacing_rate_from_rtt`), the rate the segments after the first ten leave at.
     fn on_connection_established(&mut self, now: SimTime, syn_rtt: Option<SimDuration>) {
         self.min_rtt = syn_rtt;
         self.min_rtt_stamp = now;
