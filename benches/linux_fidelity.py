@@ -35,6 +35,21 @@ import tcplab
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "linux-fidelity"
+# The page that discusses the matrix; --report rewrites its tables between these markers, so the
+# page never shows a table older than the runs.
+PAGE = ROOT / "docs" / "linux-fidelity.md"
+TABLES_BEGIN = "<!-- tables written by benches/linux_fidelity.py --report: do not edit by hand -->"
+TABLES_END = "<!-- end of the tables written by --report -->"
+METRIC_TITLES = {
+    "goodput_mbps": "goodput",
+    "rtt_p50_ms": "median smoothed RTT",
+    "retransmitted_segments": "retransmitted segments",
+    "slow_start_exit_s": "first reduction: time",
+    "slow_start_exit_cwnd_kb": "first reduction: ssthresh",
+    "fct_p50_s": "completion time, median",
+    "fct_p95_s": "completion time, 95th percentile",
+    "jain_index": "Jain's index",
+}
 ALGORITHMS = ("cubic", "reno", "bbr")
 FLOW_COUNTS = (1, 4, 16)
 BUFFERS_BDP = (0.5, 1, 8)
@@ -221,6 +236,30 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def tally(table: pd.DataFrame) -> str:
+    """The verdicts counted per metric, as a markdown table."""
+    lines = ["| metric | within | outside | kernel runs disagree |", "|---|---|---|---|"]
+    for metric in TOLERANCES:
+        counts = table.loc[table["metric"] == metric, "within"].value_counts()
+        cells = [str(int(counts.get(verdict, 0))) for verdict in ("yes", "no", "kernel runs disagree")]
+        lines.append(f"| {METRIC_TITLES[metric]} | " + " | ".join(cells) + " |")
+    counts = table["within"].value_counts()
+    total = (f"{len(table)} case-metrics: **{int(counts.get('yes', 0))} within, {int(counts.get('no', 0))} "
+             f"outside, {int(counts.get('kernel runs disagree', 0))} where the kernel's own runs disagree**.")
+    return total + "\n\n" + "\n".join(lines) + "\n"
+
+
+def write_into_page(table: pd.DataFrame) -> None:
+    """Replaces the page's tables (between the markers) with the ones from these runs."""
+    page = PAGE.read_text(encoding="utf-8")
+    begin, end = page.find(TABLES_BEGIN), page.find(TABLES_END)
+    if begin < 0 or end < begin:
+        print(f"warning: {PAGE} has no markers for the tables; it is left as it is", file=sys.stderr)
+        return
+    tables = f"{TABLES_BEGIN}\n\n{markdown(table)}\n{tally(table)}\n"
+    PAGE.write_text(page[:begin] + tables + page[end:], encoding="utf-8")
+
+
 def _short(value: float) -> str:
     return "-" if not math.isfinite(value) else (f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}")
 
@@ -268,8 +307,9 @@ def report() -> int:
     table.to_csv(OUT / "cases.csv", index=False)
     (OUT / "matrix.md").write_text(markdown(table), encoding="utf-8")
     figure(table, OUT / "matrix.png")
+    write_into_page(table)
     counted = table["within"].value_counts().to_dict()
-    print(f"{len(table)} case-metrics: {counted}; {OUT / 'matrix.md'}, {OUT / 'matrix.png'}")
+    print(f"{len(table)} case-metrics: {counted}; {OUT / 'matrix.md'}, {OUT / 'matrix.png'}, {PAGE}")
     return 0
 
 
