@@ -1,7 +1,8 @@
 //! Giving back the room a FIFO grew into for a burst once bursts that large have stopped.
 //!
 //! A `VecDeque` keeps the largest capacity it ever reached. The FIFOs a flow owns (its sender's
-//! scoreboard, its access links' wires and queues) grow to a slow-start burst of hundreds of
+//! scoreboard, its access links' queues; their wires were such FIFOs too until they became lists
+//! through the packet pool, `net/wire_queue.rs`) grow to a slow-start burst of hundreds of
 //! packets and then hold a few: at 1,000 flows the capacities they kept were 19 of the 52 MB
 //! peak (heaptrack on the scale benchmark's `large` size), where the entries alive at once took
 //! about 3 MB. A FIFO that has held at most a quarter of its capacity for as many takes as that

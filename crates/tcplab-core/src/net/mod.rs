@@ -13,3 +13,4 @@ pub mod queue;
 pub mod red;
 pub mod topology;
 pub mod wire;
+pub mod wire_queue;

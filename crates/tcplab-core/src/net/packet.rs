@@ -2,6 +2,7 @@
 //! simulation allocates nothing per packet: a freed slot is reused by the next packet.
 
 pub use crate::sim::PacketId;
+use crate::sim::NextHop;
 use crate::time::{SimDuration, SimTime};
 
 /// The most SACK blocks one ACK carries (RFC 2018 allows 3 alongside timestamps).
@@ -145,11 +146,31 @@ pub fn flow_key(kind: PacketKind, flow: u32) -> u64 {
     class << 32 | flow as u64
 }
 
+/// Where a packet on a link's wire behind the one whose arrival is scheduled is due, and which
+/// packet follows it there (`WireQueue`, `net/wire_queue.rs`). A packet is on at most one wire at
+/// a time, so the pool keeps one such place per slot.
+#[derive(Clone, Copy, Debug)]
+pub struct WirePlace {
+    pub arrival: SimTime,
+    /// The arrival event's tie-break sequence, taken when the packet went onto the wire.
+    pub sequence: u64,
+    pub next_hop: NextHop,
+    /// The packet behind this one on the same wire (`NO_PACKET`: none).
+    pub behind: PacketId,
+}
+
+/// No packet: the end of a wire's list.
+pub const NO_PACKET: PacketId = PacketId::MAX;
+
+const UNUSED_PLACE: WirePlace = WirePlace { arrival: 0, sequence: 0, next_hop: NextHop::UNKNOWN, behind: NO_PACKET };
+
 /// Arena of packets with a free list. Packets the network discards (a full queue, an AQM, a lossy
 /// or broken wire) are counted per flow here, where every packet's life ends.
 #[derive(Default)]
 pub struct PacketPool {
     slots: Vec<Packet>,
+    /// Beside each slot, its packet's place on a wire (read only while it is on one).
+    wire_places: Vec<WirePlace>,
     free: Vec<PacketId>,
     /// TCP data segments and UDP datagrams discarded, by flow index (grown on demand).
     tcp_data_discarded: Vec<u64>,
@@ -165,6 +186,7 @@ impl PacketPool {
             }
             None => {
                 self.slots.push(packet);
+                self.wire_places.push(UNUSED_PLACE);
                 (self.slots.len() - 1) as PacketId
             }
         }
@@ -191,10 +213,29 @@ impl PacketPool {
         }
     }
 
+    #[inline]
+    pub fn wire_place(&self, id: PacketId) -> &WirePlace {
+        &self.wire_places[id as usize]
+    }
+
+    #[inline]
+    pub fn wire_place_mut(&mut self, id: PacketId) -> &mut WirePlace {
+        &mut self.wire_places[id as usize]
+    }
+
+    /// Starts loading a packet's wire place, which the next arrival off its wire reads.
+    #[inline]
+    pub fn prefetch_wire_place(&self, id: PacketId) {
+        if let Some(place) = self.wire_places.get(id as usize) {
+            crate::prefetch::prefetch(place);
+        }
+    }
+
     /// Gives back every slot's room at the end of a run (no packet id may be used after it);
     /// the discard counts stay.
     pub fn free_slots(&mut self) {
         self.slots = Vec::new();
+        self.wire_places = Vec::new();
         self.free = Vec::new();
     }
 

@@ -147,7 +147,7 @@ impl Simulation {
             return;
         };
         let channels = &self.network.channels;
-        channels[channel as usize].prefetch_for_arrival();
+        channels[channel as usize].prefetch_for_arrival(&self.pool);
         self.pool.prefetch(packet);
         let first_hop = match next_hop.target() {
             Some((NextHopKind::Channel, index)) => Some(index),
