@@ -432,13 +432,14 @@ impl TcpSender {
         let sample = &mut progress.rate;
         self.delivered += length;
         self.delivered_time = now;
-        if sample.prior_delivered.is_none_or(|prior| segment.delivered >= prior) {
-            sample.prior_delivered = Some(segment.delivered);
+        let delivered_at_send = segment.delivered_at_send(self.delivered);
+        if sample.prior_delivered.is_none_or(|prior| delivered_at_send >= prior) {
+            sample.prior_delivered = Some(delivered_at_send);
             sample.prior_time = segment.delivered_time;
             sample.send_elapsed = segment.sent_at.saturating_sub(segment.first_sent_time);
-            sample.is_app_limited = segment.app_limited;
-            sample.tx_in_flight = segment.tx_in_flight;
-            sample.lost_at_send = segment.lost_at_send;
+            sample.is_app_limited = segment.app_limited();
+            sample.tx_in_flight = segment.tx_in_flight();
+            sample.lost_at_send = segment.lost_at_send(self.lost_bytes);
             self.first_sent_time = segment.sent_at;
         }
         if progress.rack_tracks {

@@ -48,26 +48,66 @@ use crate::tcp::rtt::{RttEstimator, SendWindow};
 use crate::tcp::{EndpointContext, RecoveryMode, TcpConfig};
 use crate::time::SimTime;
 
+/// One segment on the scoreboard. 40 bytes: at 10,000 flows the scoreboards were the largest
+/// share of the heap's peak after the flow records and link directions (12.8 MB in 56-byte
+/// entries). The delivery-rate counts are kept as their low 32 bits, as Linux keeps
+/// `tx.delivered` and `tx.lost` in `u32` (include/net/tcp.h `tcp_skb_cb`): what a rate sample
+/// needs is how far they moved between this segment's send and its delivery, which is less than a
+/// window (below 2^30 bytes, RFC 7323), so the full counts are read back from the sender's
+/// current ones (`delivered_at_send`, `lost_at_send`).
 #[derive(Clone, Copy, Debug, Default)]
 struct Segment {
     /// When this segment was last transmitted.
     sent_at: SimTime,
+    /// Delivery-rate state when it was (last) sent: when the last delivered byte was delivered,
+    /// and when the first segment of that flight was sent.
+    delivered_time: SimTime,
+    first_sent_time: SimTime,
+    /// The low 32 bits of the bytes delivered, and of the bytes marked lost, when it was sent.
+    delivered_low: u32,
+    lost_low: u32,
+    /// Bytes in flight when sent (this segment included) in the low 31 bits, and in the top bit
+    /// whether the application limited the sender then (`tx_in_flight`, `app_limited`).
+    in_flight_and_app_limited: u32,
     sacked: bool,
     lost: bool,
     /// A retransmission of it is in flight (counts in the pipe until acknowledged or lost again).
     retransmission_in_flight: bool,
     /// It has ever been retransmitted: Karn's rule forbids RTT samples from it.
     ever_retransmitted: bool,
-    /// Delivery-rate state when it was (last) sent: bytes delivered, when the last of those was
-    /// delivered, when the first segment of that flight was sent, and whether the application
-    /// limited the sender then.
-    delivered: u64,
-    delivered_time: SimTime,
-    first_sent_time: SimTime,
-    app_limited: bool,
-    /// Bytes in flight when sent (this segment included), and bytes marked lost before then.
-    tx_in_flight: u64,
-    lost_at_send: u64,
+}
+
+/// The top bit of `Segment::in_flight_and_app_limited`.
+const APP_LIMITED_BIT: u32 = 1 << 31;
+
+impl Segment {
+    /// Stamps the sender's delivery-rate state at this segment's send.
+    fn stamp(&mut self, delivered: u64, lost: u64, in_flight: u64, app_limited: bool) {
+        self.delivered_low = delivered as u32;
+        self.lost_low = lost as u32;
+        // A window is below 2^30 bytes; the cap only keeps the flag's bit free.
+        let in_flight = in_flight.min((APP_LIMITED_BIT - 1) as u64) as u32;
+        self.in_flight_and_app_limited = in_flight | if app_limited { APP_LIMITED_BIT } else { 0 };
+    }
+
+    /// The sender's delivered count when this segment was sent, from its count `now` (which
+    /// has moved by less than 2^32 bytes since).
+    fn delivered_at_send(&self, now: u64) -> u64 {
+        now - (now as u32).wrapping_sub(self.delivered_low) as u64
+    }
+
+    /// The sender's count of bytes marked lost when this segment was sent, from its count now.
+    fn lost_at_send(&self, now: u64) -> u64 {
+        now - (now as u32).wrapping_sub(self.lost_low) as u64
+    }
+
+    fn tx_in_flight(&self) -> u64 {
+        (self.in_flight_and_app_limited & !APP_LIMITED_BIT) as u64
+    }
+
+    fn app_limited(&self) -> bool {
+        self.in_flight_and_app_limited & APP_LIMITED_BIT != 0
+    }
 }
 
 /// How far ahead of the scoreboard's front, and past its back, the sender starts loading entries
@@ -563,5 +603,29 @@ impl TcpSender {
             self.max_packets_out = packets_out;
             self.cwnd_usage_seq = self.snd_nxt;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Segment, APP_LIMITED_BIT};
+
+    #[test]
+    fn a_scoreboard_entry_takes_40_bytes() {
+        assert_eq!(std::mem::size_of::<Segment>(), 40);
+    }
+
+    #[test]
+    fn a_segment_reads_back_the_full_counts_at_its_send_across_a_32_bit_wrap() {
+        let mut segment = Segment::default();
+        let (delivered, lost) = ((1u64 << 32) - 10, 5 * (1u64 << 32) + 7);
+        segment.stamp(delivered, lost, 64_000, true);
+        // 30 bytes delivered and 1,000 marked lost since: the low 32 bits wrapped for delivered.
+        assert_eq!(segment.delivered_at_send(delivered + 30), delivered);
+        assert_eq!(segment.lost_at_send(lost + 1_000), lost);
+        assert_eq!((segment.tx_in_flight(), segment.app_limited()), (64_000, true));
+        segment.stamp(7, 0, 1 << 40, false);
+        assert_eq!(segment.delivered_at_send(7), 7);
+        assert_eq!((segment.tx_in_flight(), segment.app_limited()), ((APP_LIMITED_BIT - 1) as u64, false));
     }
 }

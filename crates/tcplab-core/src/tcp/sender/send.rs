@@ -230,14 +230,11 @@ impl TcpSender {
             self.delivered_time = now;
         }
         let in_flight = self.bytes_in_flight() + self.config.mss;
-        let lost = self.lost_bytes;
+        let (delivered, lost, app_limited) = (self.delivered, self.lost_bytes, self.app_limited_until != 0);
         let segment = &mut self.segments[offset];
-        segment.delivered = self.delivered;
         segment.delivered_time = self.delivered_time;
         segment.first_sent_time = self.first_sent_time;
-        segment.app_limited = self.app_limited_until != 0;
-        segment.tx_in_flight = in_flight;
-        segment.lost_at_send = lost;
+        segment.stamp(delivered, lost, in_flight, app_limited);
     }
 
     /// Hands a data segment to the network. Retransmissions are not ECN-capable (RFC 3168
