@@ -30,7 +30,7 @@ pub fn link_table(network: &Network, duration: SimDuration) -> Table {
     table.push("transmitted_bytes", stat(&|c| c.stats.transmitted_bytes));
     table.push("delivered_packets", stat(&|c| c.stats.delivered_packets));
     table.push("queue_drops", stat(&|c| c.stats.queue_drops));
-    table.push("early_drops", stat(&|c| c.queue().early_drops()));
+    table.push("early_drops", stat(&|c| c.early_drops()));
     table.push("aqm_drops", stat(&|c| c.stats.aqm_drops));
     table.push("wire_losses", stat(&|c| c.stats.wire_losses));
     table.push("ecn_marks", stat(&|c| c.stats.ecn_marks));

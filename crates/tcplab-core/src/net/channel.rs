@@ -17,6 +17,7 @@ use crate::histogram::DelayHistogram;
 use crate::net::channel_features::Features;
 use crate::net::delivery_trace::DeliveryTrace;
 use crate::net::packet::{Packet, PacketId, PacketPool, WirePlace};
+use crate::net::channel_queue::ChannelQueue;
 use crate::net::queue::{EnqueueOutcome, QueueDiscipline, QueueLimit, QueueSettings};
 use crate::net::wire::{Jitter, JitterDistribution, LossModel, Outage};
 use crate::net::wire_queue::WireQueue;
@@ -115,7 +116,7 @@ pub struct Channel {
     pub stats: ChannelStats,
     /// Loss, jitter, outages, schedules, a trace, a capture or RDC's FIFO, once one is set.
     features: Option<Box<Features>>,
-    queue: Box<dyn QueueDiscipline>,
+    queue: ChannelQueue,
     /// The seed of the random stream of the loss model and jitter (`Features::rng`).
     rng_seed: u64,
 }
@@ -138,7 +139,7 @@ impl Channel {
             plain_wire: true,
             waiting: VecDeque::new(),
             waiting_bytes: 0,
-            queue,
+            queue: ChannelQueue::new(queue),
             features: None,
             stats: ChannelStats::default(),
             rng_seed,
@@ -153,13 +154,14 @@ impl Channel {
         }
     }
 
-    pub fn queue(&self) -> &dyn QueueDiscipline {
-        self.queue.as_ref()
+    /// Packets the queue discipline dropped early (an AQM's drops at arrival).
+    pub fn early_drops(&self) -> u64 {
+        self.queue.early_drops()
     }
 
     /// Puts a queue discipline in front of the transmitter (before the first packet).
     pub fn install_queue(&mut self, queue: Box<dyn QueueDiscipline>) {
-        self.queue = queue;
+        self.queue = ChannelQueue::new(queue);
         self.refresh_paths();
     }
 
@@ -305,7 +307,7 @@ impl Channel {
         // A list of what the queue evicts, allocated only if it evicts something (a drop, not
         // every packet): a scratch list kept in each channel took 24 of its bytes.
         let mut evicted_packets = Vec::new();
-        let outcome = self.queue.enqueue(packet, pool, now, &mut evicted_packets);
+        let outcome = self.queue.discipline_mut().enqueue(packet, pool, now, &mut evicted_packets);
         for evicted in evicted_packets {
             self.stats.queue_drops += 1;
             pool.discard(evicted);
@@ -336,10 +338,11 @@ impl Channel {
     pub fn on_transmitter_free(&mut self, index: u32, pool: &mut PacketPool, events: &mut EventQueue) {
         let now = events.now();
         self.wakeup_pending = false;
-        let marks_before = self.queue.dequeue_marks();
+        let queue = self.queue.discipline_mut();
+        let marks_before = queue.dequeue_marks();
         let mut dropped_packets = Vec::new();
-        let next = self.queue.dequeue(pool, now, &mut dropped_packets);
-        self.stats.ecn_marks += self.queue.dequeue_marks() - marks_before;
+        let next = queue.dequeue(pool, now, &mut dropped_packets);
+        self.stats.ecn_marks += queue.dequeue_marks() - marks_before;
         for dropped in dropped_packets {
             self.stats.aqm_drops += 1;
             pool.discard(dropped);

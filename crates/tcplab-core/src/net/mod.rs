@@ -3,6 +3,7 @@
 pub mod cellular_trace;
 pub mod channel;
 mod channel_features;
+mod channel_queue;
 pub mod codel;
 pub mod delivery_trace;
 pub mod fabric;
