@@ -15,9 +15,9 @@ use std::collections::VecDeque;
 
 use crate::histogram::DelayHistogram;
 use crate::net::channel_features::Features;
+use crate::net::channel_queue::ChannelQueue;
 use crate::net::delivery_trace::DeliveryTrace;
 use crate::net::packet::{Packet, PacketId, PacketPool, WirePlace};
-use crate::net::channel_queue::ChannelQueue;
 use crate::net::queue::{EnqueueOutcome, QueueDiscipline, QueueLimit, QueueSettings};
 use crate::net::wire::{Jitter, JitterDistribution, LossModel, Outage};
 use crate::net::wire_queue::WireQueue;
@@ -505,7 +505,11 @@ impl Channel {
         match self.wire.pop_front(pool) {
             Some((next, place)) => {
                 let WirePlace { arrival, sequence, next_hop, .. } = place;
-                events.schedule_reserved(arrival, sequence, Event::WireArrival { channel: index, packet: next, next_hop });
+                events.schedule_reserved(
+                    arrival,
+                    sequence,
+                    Event::WireArrival { channel: index, packet: next, next_hop },
+                );
                 pool.prefetch(next);
             }
             None => self.head_on_wire = false,

@@ -93,7 +93,10 @@ mod tests {
         let second = pool.insert(Packet { wire_bytes: 1500, ..Packet::default() });
         let mut evicted = Vec::new();
         let outcomes = [first, second].map(|p| queue.discipline_mut().enqueue(p, &mut pool, 0, &mut evicted));
-        assert!(matches!(outcomes, [crate::net::queue::EnqueueOutcome::Queued, crate::net::queue::EnqueueOutcome::Dropped]));
+        assert!(matches!(
+            outcomes,
+            [crate::net::queue::EnqueueOutcome::Queued, crate::net::queue::EnqueueOutcome::Dropped]
+        ));
         assert_eq!((queue.len_packets(), queue.len_bytes(), queue.fifo_limit()), (1, 1500, Some(limit)));
     }
 

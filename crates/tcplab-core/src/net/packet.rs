@@ -1,8 +1,8 @@
 //! Packets are plain structs kept in an arena and referred to by index, so the steady state of a
 //! simulation allocates nothing per packet: a freed slot is reused by the next packet.
 
-pub use crate::sim::PacketId;
 use crate::sim::NextHop;
+pub use crate::sim::PacketId;
 use crate::time::{SimDuration, SimTime};
 
 /// The most SACK blocks one ACK carries (RFC 2018 allows 3 alongside timestamps).

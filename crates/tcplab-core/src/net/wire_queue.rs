@@ -33,7 +33,14 @@ impl WireQueue {
 
     /// Puts `packet`, due at `arrival` with tie-break `sequence`, behind the last packet.
     #[inline]
-    pub fn push_back(&mut self, pool: &mut PacketPool, packet: PacketId, arrival: SimTime, sequence: u64, next_hop: NextHop) {
+    pub fn push_back(
+        &mut self,
+        pool: &mut PacketPool,
+        packet: PacketId,
+        arrival: SimTime,
+        sequence: u64,
+        next_hop: NextHop,
+    ) {
         *pool.wire_place_mut(packet) = WirePlace { arrival, sequence, next_hop, behind: NO_PACKET };
         if self.back == NO_PACKET {
             self.front = packet;
@@ -88,7 +95,10 @@ mod tests {
         assert_eq!(wire.front(), Some(ids[0]));
         for (i, &id) in ids.iter().enumerate() {
             let (taken, place) = wire.pop_front(&pool).expect("a packet is on the wire");
-            assert_eq!((taken, place.arrival, place.sequence, place.next_hop), (id, 100 + i as u64, 7 + i as u64, NextHop::channel(i as u32)));
+            assert_eq!(
+                (taken, place.arrival, place.sequence, place.next_hop),
+                (id, 100 + i as u64, 7 + i as u64, NextHop::channel(i as u32))
+            );
         }
         assert!(wire.is_empty() && wire.pop_front(&pool).is_none());
     }
@@ -103,7 +113,9 @@ mod tests {
         first.push_back(&mut pool, c, 3, 3, NextHop::UNKNOWN);
         let (moved, _) = first.pop_front(&pool).unwrap();
         second.push_back(&mut pool, moved, 4, 4, NextHop::UNKNOWN);
-        let order = |wire: &mut WireQueue, pool: &PacketPool| std::iter::from_fn(|| wire.pop_front(pool).map(|(id, p)| (id, p.arrival))).collect::<Vec<_>>();
+        let order = |wire: &mut WireQueue, pool: &PacketPool| {
+            std::iter::from_fn(|| wire.pop_front(pool).map(|(id, p)| (id, p.arrival))).collect::<Vec<_>>()
+        };
         assert_eq!(order(&mut first, &pool), vec![(c, 3)]);
         assert_eq!(order(&mut second, &pool), vec![(b, 2), (a, 4)]);
         // Emptied, a wire takes packets again from the start.
