@@ -17,7 +17,7 @@ import pytest
 
 import tcplab
 from tcplab.backends.linux import lab
-from tcplab.backends.linux.run import BUILD_DIRECTORY_PREFIX
+from tcplab.backends.linux.build_directory import PREFIX as BUILD_DIRECTORY_PREFIX
 
 ENDPOINT_PROGRAM = "tcplab/backends/linux/endpoint.py"
 RATE_BPS = 50_000_000
@@ -219,16 +219,24 @@ def test_a_run_whose_flow_process_is_killed_fails_clearly_and_leaves_nothing(tmp
     assert leftovers() == NOTHING_LEFT
 
 
+def build_directories() -> set[Path]:
+    return set(Path(tempfile.gettempdir()).glob(f"{BUILD_DIRECTORY_PREFIX}*"))
+
+
 def test_lab_cleanup_removes_what_a_killed_run_left(tmp_path):
+    before = build_directories()
     process = start_cli_run(tmp_path)
     wait_for_endpoints(process)
     process.kill()  # no clean-up of its own: namespaces stay (its endpoints and devices die with it)
     process.wait(timeout=10)
     time.sleep(0.5)
     assert lab.namespaces(), "a SIGKILLed run leaves its namespaces"
+    left = build_directories() - before
+    assert [d.name.startswith(f"{BUILD_DIRECTORY_PREFIX}{process.pid}-") for d in left] == [True], left
     done = subprocess.run([sys.executable, "-m", "tcplab", "lab", "cleanup"], capture_output=True, text=True)
     assert done.returncode == 0 and "removed 2 namespaces" in done.stderr, done.stderr
-    assert leftovers() == NOTHING_LEFT
+    assert str(next(iter(left))) in done.stderr, done.stderr
+    assert leftovers() == NOTHING_LEFT and not left & build_directories()
 
 
 def test_a_custom_topology_is_refused():

@@ -18,7 +18,7 @@ import pytest
 import tcplab
 from tcplab.backends.linux import BackendUnavailable, BpfBuildError, BpfLoadError, bpf_build, bpf_load
 from tcplab.backends.linux.congestion_controls import BpfPlan, prepare
-from test_linux_backend import NOTHING_LEFT, leftovers, scenario, wait_for_endpoints
+from test_linux_backend import NOTHING_LEFT, build_directories, leftovers, scenario, wait_for_endpoints
 
 MSS = 1448
 INITIAL_WINDOW_BYTES = 10 * MSS
@@ -211,14 +211,18 @@ def test_a_run_whose_endpoint_dies_unregisters_its_algorithm(tmp_path):
 
 
 def test_lab_cleanup_unregisters_what_a_killed_run_left(tmp_path):
+    before = build_directories()
     process = start_bpf_run(tmp_path)
     wait_until_registered(process)
     process.kill()
     process.wait(timeout=10)
     assert registered_now("newreno"), "a SIGKILLed run leaves its algorithm registered"
+    left = build_directories() - before
+    assert len(left) == 1, left
     done = subprocess.run([sys.executable, "-m", "tcplab", "lab", "cleanup"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "unregistered" in done.stderr and "tcplab_newreno" in done.stderr, done.stderr
+    assert not left & build_directories(), "the killed run's build directory is removed"
     deadline = time.monotonic() + 10
     while registered_now("newreno") and time.monotonic() < deadline:
         time.sleep(0.2)

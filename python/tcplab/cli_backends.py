@@ -28,7 +28,7 @@ def add_parsers(commands) -> None:
                          help="leave the first DURATION out of the RTT percentiles (default: none)")
     cli_options.add_out(compare, "output directory (default: results/<scenario name>-backends)")
     compare.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    lab = commands.add_parser("lab", help="the Linux back-end's namespaces and BPF congestion controls: 'tcplab lab cleanup' removes what a killed run left")
+    lab = commands.add_parser("lab", help="the Linux back-end's namespaces, BPF congestion controls and build directories: 'tcplab lab cleanup' removes what a killed run left")
     lab.add_argument("action", choices=["cleanup"], help="cleanup: remove every tcplab namespace and what runs in it")
 
 
@@ -52,12 +52,15 @@ def compare_backends_command(args: argparse.Namespace, overrides: dict, default_
 
 
 def lab_command(args: argparse.Namespace) -> int:
-    from tcplab.backends.linux import bpf_load, lab, preflight
+    from tcplab.backends.linux import bpf_load, build_directory, lab, preflight
 
     preflight.check_machine()
     removed = lab.remove()
     print(f"removed {len(removed)} namespace{'s' if len(removed) != 1 else ''}"
           + (": " + ", ".join(removed) if removed else " (none was left)"), file=sys.stderr)
+    stale = build_directory.remove_stale()
+    print(f"removed {len(stale)} build director{'ies' if len(stale) != 1 else 'y'} of killed runs"
+          + (": " + ", ".join(str(d) for d in stale) if stale else " (none was left)"), file=sys.stderr)
     if shutil.which("bpftool"):
         unregistered = bpf_load.remove_all()
         print(f"unregistered {len(unregistered)} BPF congestion control{'s' if len(unregistered) != 1 else ''}"

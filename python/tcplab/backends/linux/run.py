@@ -18,7 +18,6 @@ import select
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -27,7 +26,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from tcplab import _core
-from tcplab.backends.linux import bpf_load, congestion_controls, lab, preflight
+from tcplab.backends.linux import bpf_load, build_directory, congestion_controls, lab, preflight
 from tcplab.backends.linux.tables import build_result
 
 ENDPOINT = Path(__file__).with_name("endpoint.py")
@@ -38,8 +37,6 @@ START_MARGIN_S = 0.3
 REPORT_GRACE_S = 10.0
 # Send buffers large enough for tens of MB in flight (8 BDP at 1 Gbit/s x 40 ms is 40 MB).
 SOCKET_BUFFERS = "4096 131072 67108864"
-# The temporary directory a run builds its BPF congestion controls in.
-BUILD_DIRECTORY_PREFIX = "tcplab-bpf-"
 
 
 class EndpointFailed(RuntimeError):
@@ -69,7 +66,7 @@ def run_on_linux(scenario_json: str, progress: bool = False):
     preflight.check_scenario(scenario, json.loads(scenario_json))
     # The signal guard outermost, so that the build directory is removed too before the process
     # ends by the signal.
-    with _cleanup_on_sigterm(), tempfile.TemporaryDirectory(prefix=BUILD_DIRECTORY_PREFIX) as directory:
+    with _cleanup_on_sigterm(), build_directory.create() as directory:
         # Built (and their parameters checked) before anything is created.
         objects = {plan.algorithm: congestion_controls.prepare(plan, Path(directory))
                    for plan in congestion_controls.plan(scenario)}
