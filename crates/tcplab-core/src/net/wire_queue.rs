@@ -27,10 +27,6 @@ impl Default for WireQueue {
 }
 
 impl WireQueue {
-    pub fn is_empty(&self) -> bool {
-        self.front == NO_PACKET
-    }
-
     /// Puts `packet`, due at `arrival` with tie-break `sequence`, behind the last packet.
     #[inline]
     pub fn push_back(
@@ -87,7 +83,7 @@ mod tests {
     fn packets_leave_in_the_order_they_went_on_with_their_places() {
         let mut pool = PacketPool::default();
         let mut wire = WireQueue::default();
-        assert!(wire.is_empty() && wire.pop_front(&pool).is_none());
+        assert!(wire.front().is_none() && wire.pop_front(&pool).is_none());
         let ids: Vec<PacketId> = (0..5).map(|_| packet(&mut pool)).collect();
         for (i, &id) in ids.iter().enumerate() {
             wire.push_back(&mut pool, id, 100 + i as u64, 7 + i as u64, NextHop::channel(i as u32));
@@ -100,7 +96,7 @@ mod tests {
                 (id, 100 + i as u64, 7 + i as u64, NextHop::channel(i as u32))
             );
         }
-        assert!(wire.is_empty() && wire.pop_front(&pool).is_none());
+        assert!(wire.front().is_none() && wire.pop_front(&pool).is_none());
     }
 
     #[test]
