@@ -20,7 +20,7 @@ pub fn link_table(network: &Network, duration: SimDuration) -> Table {
     table.push("direction", Column::labels_of(network.channel_labels().map(|(_, direction)| direction)));
     table.push("from", Column::labels_of(channels.iter().map(|c| nodes[c.from as usize].name.as_str())));
     table.push("to", Column::labels_of(channels.iter().map(|c| nodes[c.to as usize].name.as_str())));
-    table.push("rate_bps", stat(&|c| c.rate_bps));
+    table.push("rate_bps", stat(&|c| c.rate_bps()));
     table.push("delay_ms", float(&|c| c.delay as f64 / NANOS_PER_MILLI as f64));
     table.push("buffer", Column::labels_of(network.setups.iter().map(|s| &*s.limit_description)));
     table.push("utilization", float(&|c| (as_secs_f64(c.stats.busy_time) / duration_s).min(1.0)));

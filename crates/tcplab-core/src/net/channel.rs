@@ -82,7 +82,7 @@ pub struct ChannelStats {
 pub struct Channel {
     busy_until: SimTime,
     last_arrival: SimTime,
-    pub rate_bps: u64,
+    rate_bps: u64,
     pub delay: SimDuration,
     pub from: u32,
     pub to: u32,
@@ -119,6 +119,11 @@ pub struct Channel {
     queue: ChannelQueue,
     /// The seed of the random stream of the loss model and jitter (`Features::rng`).
     rng_seed: u64,
+    /// The size of the packet this channel timed last and its transmission time at `rate_bps`
+    /// (`transmission_time`): most packets a direction carries are one size, and this spares
+    /// the 64-bit division they would each take, 2% of the cycles at 10 flows. (0, 0) holds at
+    /// any rate. In the last line's padding.
+    last_timed: (u32, SimDuration),
 }
 
 impl Channel {
@@ -151,7 +156,13 @@ impl Channel {
             waiting_quiet: 0,
             in_order_back: 0,
             wire: WireQueue::default(),
+            last_timed: (0, 0),
         }
+    }
+
+    /// The transmitter's rate now, in bits per second.
+    pub fn rate_bps(&self) -> u64 {
+        self.rate_bps
     }
 
     /// Packets the queue discipline dropped early (an AQM's drops at arrival).
@@ -365,10 +376,20 @@ impl Channel {
 
     pub fn apply_rate_change(&mut self, schedule_index: usize) {
         self.rate_bps = self.rate_schedule()[schedule_index].1;
+        self.last_timed = (0, 0);
     }
 
     pub fn apply_delay_change(&mut self, schedule_index: usize) {
         self.delay = self.delay_schedule()[schedule_index].1;
+    }
+
+    /// How long a packet of `wire_bytes` bytes takes to send at the channel's rate.
+    #[inline]
+    fn transmission_time(&mut self, wire_bytes: u32) -> SimDuration {
+        if self.last_timed.0 != wire_bytes {
+            self.last_timed = (wire_bytes, transmission_time(wire_bytes as u64, self.rate_bps));
+        }
+        self.last_timed.1
     }
 
     fn transmit(&mut self, index: u32, packet: PacketId, pool: &mut PacketPool, events: &mut EventQueue) {
@@ -376,7 +397,7 @@ impl Channel {
         let wire_bytes = pool.get(packet).wire_bytes as u64;
         let serialisation = match self.features.as_mut().and_then(|f| f.trace.as_mut()) {
             Some(trace) => trace.send(now, wire_bytes) - now,
-            None => transmission_time(wire_bytes, self.rate_bps),
+            None => self.transmission_time(wire_bytes as u32),
         };
         self.busy_until = now + serialisation;
         let lost_on_the_wire = self.put_on_wire(index, (packet, NextHop::UNKNOWN), now, pool, events);
@@ -461,7 +482,7 @@ impl Channel {
             return;
         }
         let start = self.busy_until.max(now);
-        let serialisation = transmission_time(wire_bytes as u64, self.rate_bps);
+        let serialisation = self.transmission_time(wire_bytes);
         self.stats.sojourn.record(start - now);
         self.busy_until = start + serialisation;
         let lost_on_the_wire = self.put_on_wire(index, (packet, next_hop), start, pool, events);
@@ -481,15 +502,26 @@ impl Channel {
     /// before reading `stats` or `queued`.
     #[inline]
     pub fn catch_up(&mut self, now: SimTime) {
-        while let Some(&sent) = self.waiting.front() {
-            if sent.start > now {
-                break;
-            }
-            self.waiting.pop_front();
+        // Most calls find nothing started (a packet offered to an idle link counts itself), so
+        // only this test is inlined into every offer.
+        if self.waiting.front().is_some_and(|sent| sent.start <= now) {
+            self.count_started(now);
+        }
+    }
+
+    /// `catch_up` once the front packet has started: counts it and every one started behind it.
+    #[inline(never)]
+    fn count_started(&mut self, now: SimTime) {
+        while let Some(sent) = self.waiting.pop_front() {
             crate::slack::release_slack(&mut self.waiting, &mut self.waiting_quiet);
             self.waiting_bytes -= sent.wire_bytes as u64;
-            let end = self.waiting.front().map_or(self.busy_until, |next| next.start);
+            // Waiting packets leave back to back: this one's transmission ends as the next starts.
+            let next = self.waiting.front().copied();
+            let end = next.map_or(self.busy_until, |next| next.start);
             self.count_transmission(sent, end - sent.start);
+            if next.is_none_or(|next| next.start > now) {
+                break;
+            }
         }
         crate::prefetch::prefetch_fifo_ahead(&self.waiting, FIFO_PREFETCH_AHEAD);
     }
@@ -585,6 +617,22 @@ mod tests {
         let id = pool.insert(Packet { wire_bytes, ecn: Ecn::Ect, ..Packet::default() });
         channel.offer(0, id, NextHop::UNKNOWN, &mut pool, &mut events);
         (channel.stats.clone(), pool.get(id).ecn)
+    }
+
+    #[test]
+    fn a_rate_change_times_the_next_packet_of_the_same_size_at_the_new_rate() {
+        // 1 Mbit/s, then 2 Mbit/s from 100 ms: a 1500-byte packet takes 12 ms, then 6 ms.
+        let queue = Box::new(DropTail::new(QueueLimit::Packets(10), None));
+        let mut channel = Channel::new(0, 1, 1_000_000, 0, queue, rng_stream_seed(1, 0, StreamKind::Channel, 0));
+        channel.set_rate_schedule(vec![(100 * MS, 2_000_000)]);
+        let (mut pool, mut events) = (PacketPool::default(), EventQueue::new());
+        offer_packets(&mut channel, &mut pool, &mut events, 1);
+        run_transmitter(&mut channel, &mut pool, &mut events, 100 * MS);
+        assert_eq!(channel.stats.busy_time, 12 * MS);
+        channel.apply_rate_change(0);
+        offer_packets(&mut channel, &mut pool, &mut events, 1);
+        run_transmitter(&mut channel, &mut pool, &mut events, 200 * MS);
+        assert_eq!((channel.stats.transmitted_packets, channel.stats.busy_time), (2, 18 * MS));
     }
 
     #[test]

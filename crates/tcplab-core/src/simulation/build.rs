@@ -518,7 +518,7 @@ impl NetworkBuilder {
                     mean(crossing)
                 }
             });
-            let bdp_bytes = channel.rate_bps as f64 * as_secs_f64(rtt) / 8.0;
+            let bdp_bytes = channel.rate_bps() as f64 * as_secs_f64(rtt) / 8.0;
             let limit = match pending.buffer {
                 Buffer::Packets(n) => QueueLimit::Packets(n),
                 Buffer::Bytes(b) => QueueLimit::Bytes(b),
@@ -533,7 +533,7 @@ impl NetworkBuilder {
             let limit_description = share(&mut descriptions, description.into_boxed_str());
             setups.push(ChannelSetup { limit_description, bdp_rtt: rtt });
             let rng = rng_stream(self.seed, self.run, StreamKind::Queue, index as u64);
-            let queue = build_queue(&pending.queue, limit, bdp_bytes, channel.rate_bps, rng);
+            let queue = build_queue(&pending.queue, limit, bdp_bytes, channel.rate_bps(), rng);
             channel.install_queue(queue);
         }
         self.network.setups = setups;

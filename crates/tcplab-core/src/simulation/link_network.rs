@@ -123,11 +123,11 @@ impl LinkNetwork {
                     "direction": direction,
                     "from": channel.from,
                     "to": channel.to,
-                    "rate_bps": channel.rate_bps,
+                    "rate_bps": channel.rate_bps(),
                     "delay_ns": channel.delay,
                     // What BDP buffers and thresholds were resolved against.
                     "bdp_rtt_ns": setup.bdp_rtt,
-                    "bdp_bytes": channel.rate_bps as f64 * setup.bdp_rtt as f64 / 8e9,
+                    "bdp_bytes": channel.rate_bps() as f64 * setup.bdp_rtt as f64 / 8e9,
                     // Steps of the propagation delay: [time, new delay] in nanoseconds.
                     "delay_schedule": channel.delay_schedule(),
                     "drift": channel.drift().map(|(min, max, interval)| [min, max, interval]),
