@@ -478,6 +478,11 @@ impl CongestionControl for Cubic {
         self.last_send = now;
     }
 
+    /// HyStart's ACK-train rule widens its threshold by the pacing rate (`hystart_ack_cushion`).
+    fn reads_pacing_rate(&self) -> bool {
+        true
+    }
+
     super::window::window_outputs!();
 }
 

@@ -95,10 +95,11 @@ pub struct AckEvent {
     pub snd_una: u64,
     pub snd_nxt: u64,
     /// The sender paces this flow (the algorithm's rate or the `pacing` option): Linux's
-    /// `sk_pacing_status != SK_PACING_NONE`.
+    /// `sk_pacing_status != SK_PACING_NONE`. False unless the algorithm `reads_pacing_rate`.
     pub paced: bool,
     /// The rate Linux keeps in `sk_pacing_rate` whether or not it paces: the algorithm's rate, else
     /// 200% (slow start) or 120% of cwnd / SRTT; bits per second, 0 before the first RTT sample.
+    /// 0 unless the algorithm `reads_pacing_rate`.
     pub pacing_rate: u64,
 }
 
@@ -183,6 +184,12 @@ pub trait CongestionControl: Send {
     /// Bits per second the sender should pace at, if the algorithm paces.
     fn pacing_rate(&self) -> Option<u64> {
         None
+    }
+    /// Whether `on_ack` reads `AckEvent::paced` and `AckEvent::pacing_rate` (CUBIC's HyStart
+    /// ACK-train rule). The sender fills them in only for an algorithm that does: Linux's default
+    /// rate takes a 128-bit division, which every ACK of every other algorithm would pay.
+    fn reads_pacing_rate(&self) -> bool {
+        false
     }
     /// A short name of the algorithm's current state, for traces ("slow_start", "ca").
     fn state_name(&self) -> &'static str;

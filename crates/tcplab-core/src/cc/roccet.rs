@@ -490,6 +490,10 @@ impl CongestionControl for Roccet {
         self.cubic.ssthresh()
     }
 
+    fn reads_pacing_rate(&self) -> bool {
+        self.cubic.reads_pacing_rate()
+    }
+
     fn state_name(&self) -> &'static str {
         if self.cubic.window.in_slow_start() {
             "launch"

@@ -164,6 +164,7 @@ impl TcpSender {
         if progress.newly_acked_bytes > 0 || rtt_sample.is_some() {
             let (algorithm_rtt, algorithm_min_rtt) = self.algorithm_rtt(rtt_sample);
             let rate = &progress.rate;
+            let reads_pacing_rate = self.cc.reads_pacing_rate();
             let event = AckEvent {
                 now,
                 acked_bytes: progress.newly_acked_bytes,
@@ -188,8 +189,8 @@ impl TcpSender {
                 ece: ack.ece,
                 snd_una: self.snd_una,
                 snd_nxt: self.snd_nxt,
-                paced: self.pacing_rate().is_some(),
-                pacing_rate: self.linux_pacing_rate().unwrap_or(0),
+                paced: reads_pacing_rate && self.pacing_rate().is_some(),
+                pacing_rate: if reads_pacing_rate { self.linux_pacing_rate().unwrap_or(0) } else { 0 },
             };
             self.cc.on_ack(&event);
         }

@@ -43,7 +43,7 @@ impl TcpSender {
                 window_was_limit = true;
                 break;
             }
-            if self.pacing_rate().is_some() && now < self.next_send_time {
+            if now < self.next_send_time && self.pacing_rate().is_some() {
                 if !self.pacing_timer_pending {
                     self.pacing_timer_pending = true;
                     ctx.events.schedule(self.next_send_time, crate::sim::Event::PacingTimer { flow: self.flow });
