@@ -91,6 +91,9 @@ def test_a_two_flow_run_has_sane_values(two_flows):
     assert (flows["packets_lost"] <= flows["retransmitted_segments"] + 20).all()
     assert two_flows.summary["emulator_write_failures"] == 0
     assert two_flows.summary["emulator_largest_packet_bytes"] == 1500, "MSS 1448 + 52 header bytes; no offload"
+    # Both senders measured how late their first data left: some scheduling delay, not seconds.
+    summary = two_flows.summary
+    assert 0 <= summary["start_lateness_p50_ms"] <= summary["start_lateness_max_ms"] < 100
     series = two_flows.timeseries.dropna(subset=["srtt_ms"])
     assert (series["srtt_ms"] >= 40.0).all() and (series["cwnd_bytes"] > 0).all()
 

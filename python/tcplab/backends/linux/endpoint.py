@@ -143,7 +143,10 @@ def tcp_sender(config: dict, epoch: float, sock: socket.socket) -> dict:
     thread = threading.Thread(target=sampler, daemon=True)
     thread.start()
     sleep_until(start)
+    woke = time.monotonic()
     sock.connect((config["peer"], config["port"]))
+    connected = time.monotonic()
+    first_write = None
     size, rate = config.get("size"), config.get("rate_bps")
     on_off = OnOff(config)
     chunk = bytes(CHUNK_BYTES)
@@ -163,9 +166,12 @@ def tcp_sender(config: dict, epoch: float, sock: socket.socket) -> dict:
                 continue
             allowed = min(allowed, int(due))
         try:
-            written += sock.send(chunk[:allowed])
+            sent = sock.send(chunk[:allowed])
         except socket.timeout:
             continue
+        if first_write is None and sent:
+            first_write = time.monotonic()
+        written += sent
     if size is not None and written >= size:
         sock.shutdown(socket.SHUT_WR)
     sleep_until(epoch + config["duration"])
@@ -174,7 +180,11 @@ def tcp_sender(config: dict, epoch: float, sock: socket.socket) -> dict:
     algorithm = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).split(b"\0", 1)[0].decode()
     thread.join(timeout=1)
     abort(sock)
-    return {"final": final, "samples": samples, "congestion_control": algorithm}
+    # How much later than the scenario says the first data went out, the handshake aside (the
+    # simulator opens at the start and sends as the handshake ends): the process waking after its
+    # start time, and the time from connect() returning to the first write.
+    lateness = None if first_write is None else (woke - start) + (first_write - connected)
+    return {"final": final, "samples": samples, "congestion_control": algorithm, "start_lateness_s": lateness}
 
 
 def abort(sock: socket.socket) -> None:

@@ -58,6 +58,7 @@ def build_result(scenario: dict, resolved_toml: str, flows: list[dict], reports:
         "emulator_packets_ignored": emulator["packets_ignored"],
         "emulator_largest_packet_bytes": emulator["largest_packet_bytes"],
         "emulator_write_failures": emulator["write_failures"],
+        **_start_lateness(flows, reports),
     })
     result = Result(summary=summary, scenario_toml=resolved_toml)
     result._columns = {
@@ -68,6 +69,16 @@ def build_result(scenario: dict, resolved_toml: str, flows: list[dict], reports:
         "events": _columns(events) if events else empty_events(),
     }
     return result
+
+
+def _start_lateness(flows: list[dict], reports: dict) -> dict:
+    """How late the TCP senders' first data went out against their scenario start, the handshake
+    aside (the endpoints' ``start_lateness_s``): the median, the 99th percentile and the largest
+    over the flows that sent, in ms (NaN when none did). The simulator's flows start on time."""
+    late = [reports[(flow["flow_id"], "sender")].get("start_lateness_s") for flow in flows if flow["protocol"] == "tcp"]
+    late_ms = [s * 1000 for s in late if s is not None]
+    return {"start_lateness_p50_ms": _quantile(late_ms, 0.5), "start_lateness_p99_ms": _quantile(late_ms, 0.99),
+            "start_lateness_max_ms": max(late_ms) if late_ms else NAN}
 
 
 def _flow_row(flow: dict, reports: dict, emulator: dict, duration: float) -> dict:
