@@ -175,6 +175,7 @@ def run_case(scenario: dict, seeds: int, kernel_runs: int, first_kernel_run: int
                    "wall_s": round(time.monotonic() - began, 1), **run_metrics(result)}
             if engine == "linux":
                 row["emulator_late_p50_ms"] = result.summary.get("emulator_lateness_p50_ms", math.nan)
+                row["start_late_p50_ms"] = result.summary.get("start_lateness_p50_ms", math.nan)
             rows.append(row)
     return rows
 

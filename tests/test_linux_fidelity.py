@@ -1,6 +1,6 @@
 """Issue 32: the simulator's `linux` profile against this machine's kernel where a short run
-decides, and the fidelity matrix's bench (benches/linux_fidelity.py) in its quick form. Real
-kernel runs (root, as the whole suite)."""
+decides, the fidelity matrix's bench (benches/linux_fidelity.py) in its quick form, and the start
+sensitivity bench (benches/start_sensitivity.py). Real kernel runs (root, as the whole suite)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benches"))
 
 import linux_fidelity  # noqa: E402  (benches/ is not a package)
+import start_sensitivity  # noqa: E402
 
 ONE_MEGABYTE = """
 name = "one-megabyte"
@@ -73,6 +74,29 @@ def test_the_verdicts_apply_each_metrics_tolerance():
     assert "fct_p50_s" not in table.index, "a metric neither engine measured is left out"
     runs.loc[runs["engine"] == "linux", "goodput_mbps"] = 44.0
     assert linux_fidelity.verdicts(runs).set_index("metric").loc["goodput_mbps", "within"] == "no"
+
+
+def test_the_sensitivity_bench_starts_every_flow_late_by_less_than_the_bound():
+    scenario = start_sensitivity.bulk_case("cubic-4f-1bdp-40ms")
+    assert scenario == linux_fidelity.bulk_scenario("cubic", 4, 1, 40)
+    once, again, other = (start_sensitivity.started_late(scenario, seed, 1.0) for seed in (1, 1, 2))
+    assert once == again and once != other, "a seed's draws repeat; another seed's differ"
+    shifts = [start_sensitivity.start_ms(late) - start_sensitivity.start_ms(flow)
+              for late, flow in zip(other["flows"], scenario["flows"])]
+    assert [start_sensitivity.start_ms(flow) for flow in scenario["flows"]] == [0, 2, 4, 6]
+    assert all(0 <= shift < 1.0 for shift in shifts) and len(set(shifts)) == 4, "each flow draws its own"
+
+
+def test_the_sensitivity_bench_prints_each_metric_beside_the_kernels_runs(tmp_path, monkeypatch):
+    runs = pd.DataFrame([{"case": "reno-4f-8bdp-10ms", "engine": "linux", "run": 1, "jain_index": 0.9,
+                          **{m: 1.0 for m in start_sensitivity.METRICS if m != "jain_index"}}])
+    table = start_sensitivity.spread("reno-4f-8bdp-10ms", 2, 1.0, runs)
+    assert list(table["metric"]) == start_sensitivity.METRICS
+    jain = table.set_index("metric").loc["jain_index"]
+    assert jain["kernel_mean"] == 0.9 and jain["late_min"] <= jain["late_mean"] <= jain["late_max"] <= 1.0
+    completed = subprocess.run([sys.executable, str(ROOT / "benches" / "start_sensitivity.py"), "--runs", "0"],
+                               capture_output=True, text=True)
+    assert completed.returncode == 2 and "--runs 0" in completed.stderr
 
 
 def test_the_quick_matrix_runs_on_both_engines_and_writes_its_table(tmp_path, monkeypatch):
