@@ -18,14 +18,16 @@ Without cases it runs every case outside the targets or with disagreeing kernel 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 import tcplab
 
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import linux_fidelity  # noqa: E402  (benches/ is not a package)
 
 METRICS = ["goodput_mbps", "rtt_p50_ms", "retransmitted_segments", "jain_index", "slow_start_exit_s",
@@ -45,10 +47,16 @@ def started_late(scenario: dict, seed: int, lateness_ms: float) -> dict:
     return dict(scenario, flows=flows)
 
 
+BULK_CASE = re.compile(r"([a-z0-9_]+)-(\d+)f-(\d+(?:\.\d+)?)bdp-(\d+)ms")
+
+
 def bulk_case(name: str) -> dict:
     """The matrix's scenario of a bulk case named like cubic-16f-1bdp-40ms."""
-    algorithm, flows, buffer, rtt = name.split("-")
-    return linux_fidelity.bulk_scenario(algorithm, int(flows[:-1]), float(buffer[:-3]), int(rtt[:-2]))
+    match = BULK_CASE.fullmatch(name)
+    if match is None:
+        raise ValueError("not a bulk case's name")
+    algorithm, flows, buffer, rtt = match.groups()
+    return linux_fidelity.bulk_scenario(algorithm, int(flows), float(buffer), int(rtt))
 
 
 def spread(name: str, runs: int, lateness_ms: float, kernel: pd.DataFrame) -> pd.DataFrame:

@@ -87,7 +87,7 @@ def test_the_sensitivity_bench_starts_every_flow_late_by_less_than_the_bound():
     assert all(0 <= shift < 1.0 for shift in shifts) and len(set(shifts)) == 4, "each flow draws its own"
 
 
-def test_the_sensitivity_bench_prints_each_metric_beside_the_kernels_runs(tmp_path, monkeypatch):
+def test_the_sensitivity_bench_prints_each_metric_beside_the_kernels_runs():
     runs = pd.DataFrame([{"case": "reno-4f-8bdp-10ms", "engine": "linux", "run": 1, "jain_index": 0.9,
                           **{m: 1.0 for m in start_sensitivity.METRICS if m != "jain_index"}}])
     table = start_sensitivity.spread("reno-4f-8bdp-10ms", 2, 1.0, runs)
