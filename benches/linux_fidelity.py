@@ -13,11 +13,14 @@ metric compares the means.
     sudo python3 benches/linux_fidelity.py --more-kernel-runs N   # more kernel runs per saved case
     python3 benches/linux_fidelity.py --rerun-simulator            # the simulator's runs again
     python3 benches/linux_fidelity.py --report      # the table and figure from the saved runs
+    python3 benches/linux_fidelity.py --what-if gso=true   # the simulator with a [tcp] option set
 
 Writes docs/linux-fidelity/runs.csv (one row per run), cases.csv (one row per case and metric,
 with the verdict), matrix.md (the table) and matrix.png (simulator against kernel per metric, the
 y = x line and the tolerance band); docs/linux-fidelity.md discusses them. The full matrix takes
-about an hour; --quick runs two cases (a minute).
+about an hour; --quick runs two cases (a minute). --what-if KEY=VALUE reruns the simulator with
+that [tcp] option against the saved kernel runs and writes what-if-KEY-VALUE.csv (the verdicts
+beside the matrix's), leaving the matrix as it is.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import argparse
 import math
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -314,6 +318,51 @@ def report() -> int:
     return 0
 
 
+def what_if(option: str, chosen: list[dict], seeds: int) -> int:
+    """The verdicts with the simulator's runs redone under one more [tcp] option, beside the
+    matrix's: a model change tried on every case before it becomes a default."""
+    key, _, text = option.partition("=")
+    try:
+        value = tomllib.loads(f"{key.strip()} = {text.strip()}")[key.strip()]
+    except (tomllib.TOMLDecodeError, KeyError) as error:
+        print(f"error: --what-if {option!r}: expected KEY=VALUE with a TOML value, e.g. gso=true ({error})",
+              file=sys.stderr)
+        return 2
+    path = OUT / "runs.csv"
+    if not path.exists():
+        print(f"error: no runs in {OUT}: run the matrix first", file=sys.stderr)
+        return 2
+    saved = pd.read_csv(path)
+    kernel = saved[saved["engine"] == "linux"]
+    measured = [scenario for scenario in chosen if scenario["name"] in set(kernel["case"])]
+    rows = []
+    for index, scenario in enumerate(measured, 1):
+        tcp = dict(scenario.get("tcp", {}), **{key.strip(): value})
+        try:
+            rows += run_case(dict(scenario, tcp=tcp), seeds, 0)
+        except tcplab.ScenarioError as error:
+            print(f"error: --what-if {option!r}: {error}", file=sys.stderr)
+            return 2
+        print(f"[{index}/{len(measured)}] {scenario['name']}", flush=True)
+    names = {scenario["name"] for scenario in measured}
+    before = verdicts(saved[saved["case"].isin(names)])
+    after = verdicts(pd.concat([kernel[kernel["case"].isin(names)], pd.DataFrame(rows)], ignore_index=True))
+    table = before.merge(after, on=["case", "metric"], suffixes=("_matrix", "_what_if"))
+    columns = ["case", "metric", "kernel_matrix", "simulator_matrix", "simulator_what_if", "within_matrix",
+               "within_what_if"]
+    out = OUT / f"what-if-{key.strip()}-{text.strip()}.csv"
+    table[columns].rename(columns={"kernel_matrix": "kernel"}).to_csv(out, index=False)
+    changed = table[table["within_matrix"] != table["within_what_if"]]
+    print(f"the matrix: {before['within'].value_counts().to_dict()}")
+    print(f"with {key.strip()} = {text.strip()}: {after['within'].value_counts().to_dict()}")
+    for row in changed.itertuples():
+        print(f"  {row.case}, {METRIC_TITLES[row.metric]}: kernel {_short(row.kernel_matrix)}, simulator "
+              f"{_short(row.simulator_matrix)} -> {_short(row.simulator_what_if)} "
+              f"({row.within_matrix} -> {row.within_what_if})")
+    print(f"{len(changed)} verdicts changed; all in {out}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one case only")
@@ -325,6 +374,9 @@ def main() -> int:
     parser.add_argument("--rerun-simulator", action="store_true",
                         help="replace the simulator's runs of each chosen case already in runs.csv (after a model change)")
     parser.add_argument("--report", action="store_true", help="rebuild the table and figure from runs.csv")
+    parser.add_argument("--what-if", metavar="KEY=VALUE",
+                        help="rerun the simulator with this [tcp] option (e.g. gso=true) against the saved kernel "
+                             "runs; print and save the verdicts beside the matrix's, leaving the matrix as it is")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     if args.report:
@@ -332,6 +384,8 @@ def main() -> int:
     if args.more_kernel_runs < 0:
         parser.error(f"--more-kernel-runs {args.more_kernel_runs}: must be 0 or more")
     chosen = [c for c in cases(args.quick) if not args.only or args.only in c["name"]]
+    if args.what_if:
+        return what_if(args.what_if, chosen, args.seeds)
     path = OUT / "runs.csv"
     done = pd.read_csv(path) if path.exists() and not args.quick else pd.DataFrame()
     finished = set(done["case"]) if len(done) else set()

@@ -113,6 +113,32 @@ def test_the_quick_matrix_runs_on_both_engines_and_writes_its_table(tmp_path, mo
     assert "cubic-1f-8bdp-40ms" in (tmp_path / "matrix.md").read_text()
 
 
+def test_what_if_reruns_the_simulator_with_an_option_against_the_saved_kernel_runs(tmp_path, monkeypatch, capsys):
+    # The saved kernel runs of one case, and the simulator rerun with GSO packets: the case's
+    # median RTT comes within the target (docs/linux-fidelity.md, "GSO packets").
+    saved = pd.read_csv(ROOT / "docs" / "linux-fidelity" / "runs.csv")
+    saved[saved["case"] == "reno-1f-8bdp-150ms"].to_csv(tmp_path / "runs.csv", index=False)
+    matrix_runs = (tmp_path / "runs.csv").read_bytes()
+    monkeypatch.setattr(linux_fidelity, "OUT", tmp_path)
+    monkeypatch.setattr(sys, "argv", ["linux_fidelity.py", "--what-if", "gso=true", "--only", "reno-1f-8bdp-150ms"])
+    assert linux_fidelity.main() == 0
+    table = pd.read_csv(tmp_path / "what-if-gso-true.csv").set_index("metric")
+    rtt = table.loc["rtt_p50_ms"]
+    assert (rtt["within_matrix"], rtt["within_what_if"]) == ("no", "yes")
+    assert abs(rtt["simulator_what_if"] - rtt["kernel"]) < 0.1 * rtt["kernel"]
+    assert "reno-1f-8bdp-150ms, median smoothed RTT" in capsys.readouterr().out
+    assert (tmp_path / "runs.csv").read_bytes() == matrix_runs, "the matrix's runs are left as they are"
+
+
+@pytest.mark.parametrize("option, message", [("gso=maybe", "TOML value"), ("gsx=true", "unknown field `gsx`")])
+def test_what_if_names_a_bad_option(option, message, tmp_path, monkeypatch, capsys):
+    (tmp_path / "runs.csv").write_text((ROOT / "docs" / "linux-fidelity" / "runs.csv").read_text())
+    monkeypatch.setattr(linux_fidelity, "OUT", tmp_path)
+    monkeypatch.setattr(sys, "argv", ["linux_fidelity.py", "--what-if", option, "--only", "reno-1f-8bdp-150ms"])
+    assert linux_fidelity.main() == 2
+    assert message in capsys.readouterr().err
+
+
 def test_a_multi_flow_case_starts_its_flows_the_interval_apart():
     # Flows started in the same nanosecond keep their slow-start rounds in lockstep, which the
     # kernel's endpoints do not (docs/linux-fidelity.md): the matrix spaces them instead.

@@ -57,6 +57,7 @@ fn config(recovery: RecoveryMode) -> TcpConfig {
         receive_window: 1_000_000,
         send_buffer: None,
         pacing: false,
+        gso: false,
         ack_delay: tcplab_core::scenario::AckDelayMode::None,
         ack_delay_max: 2 * SEC,
     }
@@ -85,7 +86,7 @@ impl Script {
         let info = ConnectionInfo {
             mss: MSS,
             initial_window_segments: config.initial_window_segments,
-            initial_ssthresh_segments: None,
+            initial_ssthresh_segments: config.initial_ssthresh_segments,
             cwnd_clamp_segments: config.cwnd_clamp_segments,
             seed: 1,
         };
@@ -379,6 +380,87 @@ fn pacing_option_spaces_segments_at_twice_cwnd_over_srtt_in_slow_start() {
     assert!(s.sent().is_empty(), "too early by a nanosecond");
     s.at_nanos(100 * MS + 4_545_455);
     assert_eq!(s.sent(), vec![11]);
+}
+
+#[test]
+fn gso_holds_new_data_until_the_window_has_room_for_a_gso_packet() {
+    let config = TcpConfig { gso: true, initial_window_segments: 40, ..config(RecoveryMode::Sack) };
+    let mut s = Script::with_config(config);
+    // No RTT yet: the packet may be 64 KB; the initial window leaves at once.
+    assert_eq!(s.sent(), (0..40).collect::<Vec<_>>());
+    s.at(20);
+    s.ack(1, &[]);
+    // cwnd 41, 39 in flight: room for 2. The last transmission was 20 ms ago (over 1 ms): send.
+    assert_eq!(s.sent(), vec![40, 41]);
+    s.at_nanos(20 * MS + 100_000);
+    s.ack(2, &[]);
+    // cwnd 42, 40 in flight: room for 2 of the 4 a packet holds (2 x 42,000 B / 20.0125 ms =
+    // 4,197,376 B/s, >> 10 = 4,099 B: 4 segments). The last transmission was 0.1 ms ago, the ACK
+    // for segment 2 (sent at 0) is due at 20.0125 ms, already past, and 2 < 42 / 3: wait.
+    assert!(s.sent().is_empty(), "room for half a GSO packet waits for the next ACK");
+    s.at_nanos(20 * MS + 200_000);
+    s.ack(3, &[]);
+    // cwnd 43, 39 in flight: room for 4, a whole packet (4,292 B per 2^-10 s: 4 segments).
+    assert_eq!(s.sent(), vec![42, 43, 44, 45]);
+}
+
+#[test]
+fn gso_deferral_ends_when_the_last_transmission_is_over_a_millisecond_old() {
+    // Congestion avoidance at cwnd 100: Linux's rate is 1.2 x 100,000 B / 20 ms = 6,000,000 B/s,
+    // >> 10 = 5,859 B: a packet holds 5 segments.
+    let config = TcpConfig {
+        gso: true,
+        initial_window_segments: 100,
+        initial_ssthresh_segments: Some(10),
+        ..config(RecoveryMode::Sack)
+    };
+    let mut s = Script::with_config(config);
+    assert_eq!(s.sent().len(), 100);
+    s.at(20);
+    s.ack(1, &[]);
+    assert_eq!(s.sent(), vec![100], "the last transmission was 20 ms ago");
+    s.at_nanos(20 * MS + 500_000);
+    s.ack(2, &[]);
+    assert!(s.sent().is_empty(), "room for 1 of 5, the last transmission 0.5 ms ago: wait");
+    s.at_nanos(21 * MS + 600_000);
+    s.ack(3, &[]);
+    assert_eq!(s.sent(), vec![101, 102], "room for 2 of 5, but the last transmission was 1.6 ms ago");
+}
+
+#[test]
+fn a_paced_gso_flow_sends_each_packet_as_one_burst() {
+    // BBR from the SYN's RTT of 10 ms with an initial window of 40: 2.885 x 40 x 8,000 bit /
+    // 10 ms x 0.99 = 91.4 Mbit/s, 11,159 B per 2^-10 s: 11 segments a GSO packet.
+    let mut sends = Vec::new();
+    for gso in [false, true] {
+        let config = TcpConfig { syn: true, gso, initial_window_segments: 40, ..config(RecoveryMode::Sack) };
+        let mut s = Script::build_with("bbr", config, None);
+        s.outbox.clear();
+        s.at(10);
+        s.ack(0, &[]);
+        // (time in us after the SYN-ACK, segments sent then), polled every 10 us for 4 ms.
+        let mut groups = vec![(0, s.outbox.drain(..).count())];
+        for step in 1..=400 {
+            s.at_nanos(10 * MS + step * 10_000);
+            let sent = s.outbox.drain(..).count();
+            if sent > 0 {
+                groups.push((step * 10, sent));
+            }
+        }
+        sends.push(groups);
+    }
+    let (without, with) = (&sends[0], &sends[1]);
+    // Without GSO: ten unpaced, then one segment per gap of 87.5 us (11,159 B at 91.4 Mbit/s
+    // is 11 of them), until the window's 40 are out.
+    assert_eq!(without[0].1, 10);
+    assert!(without[1..].iter().all(|&(_, n)| n == 1), "{without:?}");
+    // With GSO: packets of 11, the first paced one 2 x 87.5 us after the start (the tenth and
+    // eleventh segments open the clock), each next one 11 x 87.5 = 962 us later; the window
+    // ends the fourth at 7.
+    let sizes: Vec<usize> = with.iter().map(|&(_, n)| n).collect();
+    assert_eq!(sizes, vec![11, 11, 11, 7], "{with:?}");
+    let gap = with[2].0 - with[1].0;
+    assert!((960..=970).contains(&gap), "{with:?}");
 }
 
 #[test]

@@ -191,6 +191,12 @@ pub trait CongestionControl: Send {
     fn reads_pacing_rate(&self) -> bool {
         false
     }
+    /// The fewest segments a GSO packet carries at this pacing rate (bits per second; None
+    /// before the first RTT sample): Linux's `tcp_min_tso_segs`, 2, unless the algorithm has a
+    /// `min_tso_segs` of its own (BBR's).
+    fn min_tso_segments(&self, _pacing_rate_bps: Option<u64>) -> u64 {
+        2
+    }
     /// A short name of the algorithm's current state, for traces ("slow_start", "ca").
     fn state_name(&self) -> &'static str;
     /// How long the sender should hold each arriving ACK before processing it (Active Delay

@@ -77,6 +77,7 @@ impl TcpSpec {
             duplicate_threshold: Some(3),
             ecn: Some(false),
             pacing: Some(false),
+            gso: Some(false),
             ack_delay: Some(AckDelayMode::None),
             ack_policy: Some(AckPolicy::Counted),
             ack_delay_max: seconds(2),
@@ -127,6 +128,7 @@ impl TcpSpec {
             receive_window,
             send_buffer,
             pacing,
+            gso,
             ack_delay,
             ack_delay_max
         )

@@ -78,6 +78,7 @@ impl TcpSpec {
             receive_window,
             send_buffer,
             pacing: full.pacing.expect("defaults fill every key"),
+            gso: full.gso.expect("defaults fill every key"),
             ack_delay: full.ack_delay.expect("defaults fill every key"),
             ack_delay_max: full.ack_delay_max.expect("defaults fill every key").nanos(),
         })

@@ -110,6 +110,9 @@ pub struct TcpSpec {
     pub send_buffer: Option<Bytes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pacing: Option<bool>,
+    /// Linux's GSO packets: bursts sized to ~1 ms of the pacing rate, and TSO deferral.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gso: Option<bool>,
     /// Receiver-based delay control (Active Delay Control): "none", "exact_rdc" (hold each ACK
     /// for the delay routers stamped) or "one_bit_rdc" (a delay the receiver adapts from CE).
     #[serde(default, skip_serializing_if = "Option::is_none")]

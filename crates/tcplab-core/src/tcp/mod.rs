@@ -206,6 +206,10 @@ pub struct TcpConfig {
     /// Pace algorithms that set no rate of their own at Linux's internal rate (as with the fq
     /// qdisc): 200% of cwnd / srtt below half of ssthresh, 120% above.
     pub pacing: bool,
+    /// Send as Linux does through a device with GSO: packets of several segments sized to about
+    /// 1 ms of the pacing rate leave back to back, and new data waits for the next ACK while the
+    /// window has room for less than one (`tcp_tso_should_defer`; `tcp/sender/gso.rs`).
+    pub gso: bool,
     /// Receiver-based delay control and its largest delay.
     pub ack_delay: AckDelayMode,
     pub ack_delay_max: SimDuration,

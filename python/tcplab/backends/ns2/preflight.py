@@ -176,6 +176,7 @@ _TCP_FIXED = {
     "frto": (False, "ns-2's agents have no F-RTO"),
     "undo": (False, "ns-2's agents never undo a reduction"),
     "pacing": (False, "ns-2's agents do not pace"),
+    "gso": (False, "ns-2's agents send one packet at a time"),
     "quick_ack_segments": (0, "ns-2's sinks have no quick-ACK mode"),
     "ack_policy": ("counted", "ns-2's sinks ACK every packet, or every second one with DelAck"),
     "ack_delay": ("none", "receiver-side delay control runs on the simulator only"),

@@ -260,6 +260,7 @@ _TCP_FIXED = {
     "cwnd_clamp_segments": (None, "TcpSocketBase has no cwnd clamp"),
     "max_rto": (60_000_000_000, "the 60 s cap on a doubled RTO is hard-coded, tcp-socket-base.cc:3950-3951"),
     "pacing": (False, "the back-end paces only BBR, which paces itself in ns-3"),
+    "gso": (False, "TcpSocketBase sends one segment at a time and never defers for TSO"),
 }
 _ECN_ONLY = ("ecn_response", "ect_retransmissions")
 _TCP_KEYS = {"quick_ack_segments": "quick_acks", "cwnd_clamp_segments": "cwnd_clamp"}

@@ -47,13 +47,22 @@ pub fn bdp_bytes(bw_bps: u64, rtt_ns: u64) -> f64 {
 /// pacing rate (at least 2 segments, 1 below 1.2 Mbit/s, at most 127), three of them, the window
 /// rounded up to an even number of segments (bbr_tso_segs_goal and bbr_quantization_budget).
 pub fn quantization_budget(cwnd_segments: u64, pacing_rate_bps: u64, mss: u64) -> u64 {
-    const MIN_TSO_RATE_BPS: u64 = 1_200_000;
     const MAX_GSO_BYTES: u64 = 65_536 - 1 - 320;
     let one_ms_bytes = (pacing_rate_bps / 8) >> 10;
-    let min_segments = if pacing_rate_bps < MIN_TSO_RATE_BPS { 1 } else { 2 };
-    let tso_segments = (one_ms_bytes.min(MAX_GSO_BYTES) / mss).max(min_segments).min(127);
+    let tso_segments = (one_ms_bytes.min(MAX_GSO_BYTES) / mss).max(min_tso_segments(pacing_rate_bps)).min(127);
     let cwnd = cwnd_segments + 3 * tso_segments;
     (cwnd + 1) & !1
+}
+
+/// Linux BBR's `bbr_min_tso_segs`: GSO packets of at least one segment below 1.2 Mbit/s of
+/// pacing rate, two above.
+pub fn min_tso_segments(pacing_rate_bps: u64) -> u64 {
+    const MIN_TSO_RATE_BPS: u64 = 1_200_000;
+    if pacing_rate_bps < MIN_TSO_RATE_BPS {
+        1
+    } else {
+        2
+    }
 }
 
 /// Linux BBR's ACK-aggregation estimator (tcp_bbr.c `bbr_update_ack_aggregation` and

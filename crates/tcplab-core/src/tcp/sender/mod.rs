@@ -11,6 +11,7 @@
 //! or `"reno"` the sender ignores SACK blocks, so SACKed is always 0 and the formula is FlightSize.
 //!
 //! This file holds the state and the scoreboard. The rest:
+//! - `gso.rs`: Linux's GSO packets with `gso`: their size, and when new data waits for an ACK;
 //! - `send.rs`: the send path (window, pacing, retransmissions first), the SYN exchange with
 //!   `syn`, and what each data packet carries;
 //! - `ack.rs`: the order in which an ACK is processed, and the RTT and delivery-rate samples;
@@ -28,6 +29,7 @@
 //! ns-2 (`ack.rs`); with `syn` a SYN and its SYN-ACK come first and time the first sample.
 
 mod ack;
+mod gso;
 mod loss_detection;
 mod recovery;
 mod send;
@@ -253,8 +255,11 @@ pub struct TcpSender {
     rtt_timed: Option<(u64, SimTime)>,
     handshake: Handshake,
 
-    /// Pacing: earliest time of the next transmission.
+    /// Paced: the earliest time of the next transmission; unpaced: the time of the last one.
     next_send_time: SimTime,
+    /// `gso`: segments the GSO packet being sent may still carry (0: the next segment starts a
+    /// packet, which pacing may hold and deferral may keep back).
+    gso_segments_left: u8,
     /// Data segments sent, retransmissions included (Linux's `data_segs_out`), counted up to
     /// `UNPACED_SEGMENTS`, after which pacing starts (a byte: the flow record's size).
     data_segments_sent: u8,
@@ -312,7 +317,6 @@ impl TcpSender {
 
     pub fn new(flow: u32, destination: u32, config: impl Into<Arc<TcpConfig>>, cc: Box<dyn CongestionControl>) -> Self {
         let config = config.into();
-        let handshake = if config.syn { Handshake::Pending } else { Handshake::Done };
         let rtt = RttEstimator::with_formula(
             config.min_rto,
             config.initial_rto,
@@ -324,6 +328,7 @@ impl TcpSender {
             flow,
             destination,
             peer_window: config.receive_window,
+            handshake: if config.syn { Handshake::Pending } else { Handshake::Done },
             config,
             cc,
             rtt,
@@ -366,10 +371,10 @@ impl TcpSender {
             one_segment_cap: false,
             ece_seen: false,
             rtt_timed: None,
-            handshake,
             next_send_time: 0,
             data_segments_sent: 0,
             pacing_timer_pending: false,
+            gso_segments_left: 0,
             rto_deadline: None,
             reorder_deadline: None,
             probe_deadline: None,

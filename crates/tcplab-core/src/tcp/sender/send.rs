@@ -43,7 +43,8 @@ impl TcpSender {
                 window_was_limit = true;
                 break;
             }
-            if now < self.next_send_time && self.pacing_rate().is_some() {
+            // Segments of one GSO packet leave together: pacing spaces the packets.
+            if self.gso_segments_left == 0 && now < self.next_send_time && self.pacing_rate().is_some() {
                 if !self.pacing_timer_pending {
                     self.pacing_timer_pending = true;
                     ctx.events.schedule(self.next_send_time, crate::sim::Event::PacingTimer { flow: self.flow });
@@ -74,14 +75,27 @@ impl TcpSender {
                 break;
             }
             match retransmission {
-                Some(offset) => self.retransmit(offset, ctx),
+                Some(offset) => {
+                    self.gso_segments_left = 0;
+                    self.retransmit(offset, ctx);
+                }
                 None => {
+                    if self.config.gso && self.gso_segments_left == 0 {
+                        if self.should_defer_for_gso(now, in_flight, window) {
+                            window_was_limit = true;
+                            break;
+                        }
+                        self.gso_segments_left = self.gso_segments().min(u8::MAX as u64) as u8;
+                    }
+                    self.gso_segments_left = self.gso_segments_left.saturating_sub(1);
                     self.app_limited = false;
                     self.send_new(length, ctx);
                     sent_new = true;
                 }
             }
         }
+        // The GSO packet ends with this transmission opportunity.
+        self.gso_segments_left = 0;
         self.update_cwnd_limited(window_was_limit);
         if sent_new {
             self.schedule_loss_probe(ctx);
@@ -273,8 +287,11 @@ impl TcpSender {
         }
         self.cc.on_packet_sent(now, length, in_flight_before);
         self.data_segments_sent = self.data_segments_sent.saturating_add(1).min(UNPACED_SEGMENTS);
+        // Paced: the earliest time of the next transmission; otherwise the time of this one
+        // (Linux's `tcp_wstamp_ns`, which GSO deferral reads).
+        self.next_send_time = self.next_send_time.max(now);
         if let Some(rate) = self.pacing_rate().filter(|_| self.data_segments_sent >= UNPACED_SEGMENTS) {
-            self.next_send_time = self.next_send_time.max(now) + transmission_time(length, rate.max(1));
+            self.next_send_time += transmission_time(length, rate.max(1));
         }
         if self.rto_deadline.is_none() {
             self.arm_rto(ctx);

@@ -655,6 +655,10 @@ impl CongestionControl for Bbr3 {
         Some(self.pacing_rate.max(1))
     }
 
+    fn min_tso_segments(&self, _pacing_rate_bps: Option<u64>) -> u64 {
+        crate::cc::bbr::min_tso_segments(self.pacing_rate)
+    }
+
     fn state_name(&self) -> &'static str {
         match self.mode {
             Mode::Startup => "startup",
