@@ -51,6 +51,19 @@ impl TcpSender {
         tso_segments(rate, self.rtt.min_rtt, self.config.mss, self.cc.min_tso_segments(rate))
     }
 
+    /// Whether the next new segment may leave now: it belongs to the GSO packet being sent, or
+    /// it starts one that need not wait for an ACK. Counts it against the packet's segments.
+    pub(super) fn gso_admits_segment(&mut self, now: SimTime, in_flight: u64, window: u64) -> bool {
+        if self.gso_segments_left == 0 {
+            if self.should_defer_for_gso(now, in_flight, window) {
+                return false;
+            }
+            self.gso_segments_left = self.gso_segments().clamp(1, u8::MAX as u64) as u8;
+        }
+        self.gso_segments_left -= 1;
+        true
+    }
+
     /// Whether new data should wait for the next ACK (`tcp_tso_should_defer`), given the bytes
     /// in flight and the window. Linux asks only for a packet of more than one segment and never
     /// in recovery. It sends at once when the last transmission is over 1 ms old; when the room

@@ -44,7 +44,7 @@ impl TcpSender {
                 break;
             }
             // Segments of one GSO packet leave together: pacing spaces the packets.
-            if self.gso_segments_left == 0 && now < self.next_send_time && self.pacing_rate().is_some() {
+            if now < self.next_send_time && self.pacing_rate().is_some() && self.gso_segments_left == 0 {
                 if !self.pacing_timer_pending {
                     self.pacing_timer_pending = true;
                     ctx.events.schedule(self.next_send_time, crate::sim::Event::PacingTimer { flow: self.flow });
@@ -80,14 +80,10 @@ impl TcpSender {
                     self.retransmit(offset, ctx);
                 }
                 None => {
-                    if self.config.gso && self.gso_segments_left == 0 {
-                        if self.should_defer_for_gso(now, in_flight, window) {
-                            window_was_limit = true;
-                            break;
-                        }
-                        self.gso_segments_left = self.gso_segments().min(u8::MAX as u64) as u8;
+                    if self.config.gso && !self.gso_admits_segment(now, in_flight, window) {
+                        window_was_limit = true;
+                        break;
                     }
-                    self.gso_segments_left = self.gso_segments_left.saturating_sub(1);
                     self.app_limited = false;
                     self.send_new(length, ctx);
                     sent_new = true;
