@@ -88,7 +88,7 @@ impl TcpSender {
         let Some(head) = self.segments.front() else { return false };
         let srtt = self.rtt.srtt.unwrap_or(0);
         let ack_due_in = (head.sent_at + srtt) as i128 - now as i128;
-        if ack_due_in > srtt.div_ceil(2).min(DEFER_HORIZON) as i128 {
+        if ack_due_in > (srtt / 2).min(DEFER_HORIZON) as i128 {
             return false;
         }
         // The cheap tests are done; only now the packet size (a division of the rate).
