@@ -115,6 +115,11 @@ def test_start_times_and_rate_limits_are_the_scenarios():
     assert series[series["time_s"] < 1.5]["cwnd_bytes"].isna().all(), "no window before the start"
     assert series[series["time_s"] < 1.5]["throughput_bps"].eq(0).all()
     assert late["start_s"] == 1.5 and late["goodput_bps"] > 10e6
+    # Each sender's SYN (its connect()) and first data are events, at or a little after its start.
+    events = result.events[result.events["event"].isin(["connect", "first_write"])]
+    starts = events[events["flow_id"] == 1].set_index("event")["time_s"]
+    assert 1.5 <= starts["connect"] < 1.6 and starts["connect"] < starts["first_write"] < 1.7
+    assert sorted(events["flow_id"]) == [0, 0, 1, 1]
 
 
 def red_with_ecn_on_the_hosts(ecn: bool) -> str:

@@ -184,7 +184,9 @@ def tcp_sender(config: dict, epoch: float, sock: socket.socket) -> dict:
     # simulator opens at the start and sends as the handshake ends): the process waking after its
     # start time, and the time from connect() returning to the first write.
     lateness = None if first_write is None else (woke - start) + (first_write - connected)
-    return {"final": final, "samples": samples, "congestion_control": algorithm, "start_lateness_s": lateness}
+    return {"final": final, "samples": samples, "congestion_control": algorithm, "start_lateness_s": lateness,
+            # Run times (s) of the SYN (the call to connect()) and of the first data.
+            "connect_s": woke - epoch, "first_write_s": None if first_write is None else first_write - epoch}
 
 
 def abort(sock: socket.socket) -> None:

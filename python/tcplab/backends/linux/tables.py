@@ -40,7 +40,7 @@ def build_result(scenario: dict, resolved_toml: str, flows: list[dict], reports:
     series, events = _series_and_events(flows, reports)
     names = {flow["flow_id"]: flow["name"] for flow in flows}
     events += [{"time_s": t, "flow_id": flow_id, "name": names[flow_id], "event": event}
-               for t, flow_id, event in algorithm_events if 0 <= t <= duration]
+               for t, flow_id, event in algorithm_events + _start_events(flows, reports) if 0 <= t <= duration]
     events.sort(key=lambda row: (row["time_s"], row["flow_id"]))
     summary = base_summary(scenario, "linux", duration, rows, int(np.sum(links["links"]["transmitted_packets"])))
     summary.update({
@@ -79,6 +79,21 @@ def _start_lateness(flows: list[dict], reports: dict) -> dict:
     late_ms = [s * 1000 for s in late if s is not None]
     return {"start_lateness_p50_ms": _quantile(late_ms, 0.5), "start_lateness_p99_ms": _quantile(late_ms, 0.99),
             "start_lateness_max_ms": max(late_ms) if late_ms else NAN}
+
+
+def _start_events(flows: list[dict], reports: dict) -> list[tuple[float, int, str]]:
+    """When each TCP sender called ``connect()`` (its SYN left) and first wrote data, in run time:
+    the kernel's flows start a little after the scenario says, in two parts (the process waking,
+    then the wait from the handshake's end to the first write), and these place both."""
+    starts = []
+    for flow in flows:
+        report = reports[(flow["flow_id"], "sender")] if flow["protocol"] == "tcp" else {}
+        if report.get("connect_s") is None:
+            continue
+        starts.append((report["connect_s"], flow["flow_id"], "connect"))
+        if report.get("first_write_s") is not None:
+            starts.append((report["first_write_s"], flow["flow_id"], "first_write"))
+    return starts
 
 
 def _flow_row(flow: dict, reports: dict, emulator: dict, duration: float) -> dict:
