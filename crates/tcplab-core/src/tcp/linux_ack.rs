@@ -12,18 +12,24 @@
 //! 2. **Window growth** (`tcp_grow_window`): every segment of at least 128 bytes that arrives
 //!    while the window's growth limit `rcv_ssthresh` is below the free part of the window clamp
 //!    (out-of-order data held takes its share, `tcp_space`) raises the limit by max(2 MSS,
-//!    2 x its length), up to that, and sets one quick ACK. Through slow start the
-//!    receiver therefore ACKs (almost) every segment, where the counted policy ACKs every second.
+//!    2 x its length), up to that, and sets the lowest bit of the quick-ACK count
+//!    (`icsk_ack.quick |= 1`): an even count gains one, so the ACK that segment earns does not use
+//!    up a quick ACK left from quick-ACK mode. Through slow start the receiver therefore ACKs
+//!    (almost) every segment, where the counted policy ACKs every second.
 //!    Out-of-order segments grow it too when SACK is on (`tcp_data_queue_ofo`).
 //! 3. **Receive-buffer autotuning** (`tcp_rcv_space_adjust`): once per receiver RTT, when the
 //!    application read more than ever before in one RTT (`copied`), the window clamp becomes
 //!    2 copied + 16 MSS, plus twice that times the reading's growth over the last record, at most
-//!    the largest window. This is the formula of Linux 4.19 to 6.15; 6.16 replaced it with
-//!    2 copied (`tcp_rcvbuf_grow`), but the 6.18 kernel this back-end runs on offered windows only
-//!    the older formula reaches (1.5 MB 0.3 s into a 50 Mbit/s, 40 ms flow, where 2 copied is
-//!    about 0.6 MB; docs/linux-fidelity.md). The receiver's RTT is the 1/8 moving average of
-//!    timestamp echoes (`tcp_rcv_rtt_measure_ts`), or without timestamps the shortest time to
-//!    receive one window (`tcp_rcv_rtt_measure`).
+//!    the largest window. This is the formula of Linux 4.19 to 6.15. 6.16 grew the clamp to
+//!    2 copied only, and 6.18 ("tcp: fix too slow tcp_rcvbuf_grow() action") to the old formula
+//!    without its 16-MSS cushion; but without the cushion the simulator's CUBIC flows at 150 ms
+//!    leave slow start with 1,386 KB where the kernel of this machine (6.18) and the simulator
+//!    with it leave with 920 KB (docs/linux-fidelity.md). The receiver's RTT comes from
+//!    timestamp echoes (`tcp_rcv_rtt_measure_ts`; the timestamp clock counts whole ms), a sample
+//!    below the estimate taking its place at once and a larger one moving it by 1/8
+//!    (`tcp_rcv_rtt_update`, Linux 6.16 and the stable kernels since, "tcp: always seek for
+//!    minimal rtt"), or without timestamps the shortest time to receive one window
+//!    (`tcp_rcv_rtt_measure`).
 //! 4. **Offered window** (`__tcp_select_window`): the free space up to `rcv_ssthresh`, rounded up
 //!    to the window-scale unit; the right edge never moves left (the caller's rule).
 //! 5. **Two full segments** (`__tcp_ack_snd_check`): more than one MSS received since the last ACK.
@@ -68,6 +74,9 @@ const MAX_COMPRESSION_DELAY: SimDuration = NANOS_PER_MILLI;
 const MIN_RTO: SimDuration = 200 * NANOS_PER_MILLI;
 /// The RTO before any RTT is known, ns (TCP_TIMEOUT_INIT).
 const INITIAL_RTO: SimDuration = 1_000 * NANOS_PER_MILLI;
+/// The TCP timestamp clock's tick, ns: Linux's timestamps count milliseconds (TCP_TS_HZ) unless
+/// a route asks for microseconds.
+const TIMESTAMP_TICK: SimDuration = NANOS_PER_MILLI;
 /// net.core.rmem_max's default, bytes: with tcp_rmem[2] it sets the window scale.
 const DEFAULT_RMEM_MAX: u64 = 212_992;
 
@@ -106,9 +115,9 @@ pub struct LinuxAckPolicy {
     largest_clamp: u64,
     /// 1 << the window scale: offered windows are multiples of it.
     window_unit: u64,
-    /// The receiver's RTT estimate and the timestamp echo it last used.
+    /// The receiver's RTT estimate, and the timestamp echo it last used (in timestamp ticks).
     rcv_rtt: Option<SimDuration>,
-    last_echo: SimTime,
+    last_echo: Option<u64>,
     /// Without timestamps: when the window measurement began and the byte that ends it.
     window_measure: Option<(SimTime, u64)>,
     /// Autotuning: the most read in one RTT, and where and when the current RTT began.
@@ -145,7 +154,7 @@ impl LinuxAckPolicy {
             largest_clamp: largest_window,
             window_unit: 1 << scale,
             rcv_rtt: None,
-            last_echo: 0,
+            last_echo: None,
             window_measure: None,
             // tcp_init_buffer_space: min(rcv_ssthresh, rcv_wnd, TCP_INIT_CWND x advmss).
             read_per_rtt: rcv_ssthresh.min(10 * mss),
@@ -300,17 +309,23 @@ impl LinuxAckPolicy {
         }
         let room = free - self.rcv_ssthresh;
         self.rcv_ssthresh += room.min((2 * self.mss).max(2 * length));
-        self.quick_acks_left = self.quick_acks_left.max(1);
+        self.quick_acks_left |= 1;
     }
 
-    /// `tcp_rcv_rtt_measure_ts`: a full segment with a new echo; a 1/8 moving average.
+    /// `tcp_rcv_rtt_measure_ts`: a full segment with a new echo, timed in the whole milliseconds
+    /// of the timestamp clock (a zero sample is dropped); `tcp_rcv_rtt_update`: a sample below the
+    /// estimate replaces it, a larger one moves it by 1/8.
     fn measure_rtt_from_echo(&mut self, now: SimTime, length: u64, ts_echo: SimTime) {
-        if ts_echo == self.last_echo || length < self.mss || now <= ts_echo {
+        let (now_ms, echo_ms) = (now / TIMESTAMP_TICK, ts_echo / TIMESTAMP_TICK);
+        if self.last_echo == Some(echo_ms) || length < self.mss || now_ms <= echo_ms {
             return;
         }
-        self.last_echo = ts_echo;
-        let sample = now - ts_echo;
-        self.rcv_rtt = Some(self.rcv_rtt.map_or(sample, |rtt| rtt - rtt / 8 + sample / 8));
+        self.last_echo = Some(echo_ms);
+        let sample = (now_ms - echo_ms) * TIMESTAMP_TICK;
+        self.rcv_rtt = Some(match self.rcv_rtt {
+            Some(rtt) if sample >= rtt => rtt - rtt / 8 + sample / 8,
+            _ => sample,
+        });
     }
 
     /// `tcp_rcv_rtt_measure`: the time to receive one offered window; the smallest is kept.
@@ -401,6 +416,7 @@ mod tests {
         // 65,535 + 2,896 x 5 = 80,015; the sixth segment fills the room to 80,896; then no growth.
         assert_eq!(policy.rcv_ssthresh(), 80_896);
         assert_eq!(acks_now, 6, "a quick ACK for each segment that grew the window");
+        assert_eq!(policy.quick_acks_left(), 0, "with none left, each growth's bit paid its own ACK");
         // Offered in whole units of 2,048 B (window scale 11), rounded up.
         assert_eq!(policy.offered_window(0), 81_920);
         assert_eq!(policy.offered_window(10_000), 71_680, "held data is not free: 70,896 up to 2,048s");
@@ -445,6 +461,49 @@ mod tests {
         // Never above the largest window.
         policy.on_read(300 * MS, 100_000_000);
         assert_eq!(policy.window_clamp(), 64_000_000);
+    }
+
+    #[test]
+    fn a_smaller_echo_sample_replaces_the_rtt_and_samples_count_whole_milliseconds() {
+        let mut policy = LinuxAckPolicy::new(MSS, 64_000_000, MAX_QUICK_ACKS, true);
+        // Timestamps tick in whole milliseconds: sent at 60.9 ms (tick 60), back at 100.2 ms
+        // (tick 100): 40 ms.
+        policy.on_segment(100_200_000, MSS, 60_900_000, Arrival::InOrder, MSS, 0);
+        assert_eq!(policy.rcv_rtt(), Some(40 * MS));
+        // An echo of the same tick is the same echo: not used again.
+        policy.on_segment(130 * MS, MSS, 60_100_000, Arrival::InOrder, 2 * MSS, 0);
+        assert_eq!(policy.rcv_rtt(), Some(40 * MS));
+        // 36 ms is below the estimate and takes its place at once (Linux 6.16's
+        // tcp_rcv_rtt_update); 44 ms above it moves it by an eighth of the gap: 37 ms.
+        policy.on_segment(136 * MS, MSS, 100 * MS, Arrival::InOrder, 3 * MSS, 0);
+        assert_eq!(policy.rcv_rtt(), Some(36 * MS));
+        policy.on_segment(180 * MS, MSS, 136 * MS, Arrival::InOrder, 4 * MSS, 0);
+        assert_eq!(policy.rcv_rtt(), Some(37 * MS));
+        // Within the same tick the sample is zero: dropped.
+        policy.on_segment(190_900_000, MSS, 190_100_000, Arrival::InOrder, 5 * MSS, 0);
+        assert_eq!(policy.rcv_rtt(), Some(37 * MS));
+    }
+
+    #[test]
+    fn window_growth_keeps_the_quick_acks_an_even_count_had() {
+        // Linux sets the lowest bit of the count (icsk_ack.quick |= 1) when the window grows: from
+        // an even count the ACK that follows is paid by that bit, from an odd one it uses one.
+        let mut policy = LinuxAckPolicy::new(MSS, 64_000_000, MAX_QUICK_ACKS, true);
+        policy.on_segment(0, MSS, 0, Arrival::InOrder, MSS, 0);
+        assert_eq!(policy.quick_acks_left(), 17, "16 from the first data, and the growth bit");
+        policy.on_ack_sent();
+        for i in 2..=6u64 {
+            policy.on_segment(i * MS, MSS, 0, Arrival::InOrder, i * MSS, 0);
+            policy.on_ack_sent();
+        }
+        assert_eq!((policy.rcv_ssthresh(), policy.quick_acks_left()), (80_896, 16), "growth paid its ACKs");
+        // Without growth each ACK uses one, and from an odd count the bit adds nothing.
+        policy.on_segment(7 * MS, MSS, 0, Arrival::InOrder, 7 * MSS, 0);
+        policy.on_ack_sent();
+        assert_eq!(policy.quick_acks_left(), 15);
+        policy.window_clamp = 100_000;
+        policy.on_segment(8 * MS, MSS, 0, Arrival::InOrder, 8 * MSS, 0);
+        assert_eq!(policy.quick_acks_left(), 15);
     }
 
     #[test]
