@@ -139,5 +139,10 @@ class SweepStore:
 def _write_atomically(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
+    try:
+        temporary.write_bytes(data)
+        os.replace(temporary, path)
+    except BaseException:
+        # An interrupt (Ctrl-C) that lands mid-write leaves no partial file behind.
+        temporary.unlink(missing_ok=True)
+        raise
