@@ -100,9 +100,16 @@ def test_the_sensitivity_bench_prints_each_metric_beside_the_kernels_runs():
 
 
 def test_the_quick_matrix_runs_on_both_engines_and_writes_its_table(tmp_path, monkeypatch):
+    # The page is a copy: the quick matrix's one case must not replace the committed tables.
+    page = tmp_path / "page.md"
+    page.write_text(f"before\n{linux_fidelity.TABLES_BEGIN}\nold\n{linux_fidelity.TABLES_END}\nafter\n")
     monkeypatch.setattr(linux_fidelity, "OUT", tmp_path)
+    monkeypatch.setattr(linux_fidelity, "PAGE", page)
     monkeypatch.setattr(sys, "argv", ["linux_fidelity.py", "--quick", "--kernel-runs", "1", "--seeds", "1"])
     assert linux_fidelity.main() == 0
+    written = page.read_text()
+    assert written.startswith("before\n") and written.endswith("after\n") and "\nold\n" not in written
+    assert "| cubic-1f-8bdp-40ms |" in written
     runs = pd.read_csv(tmp_path / "runs.csv")
     assert sorted(runs["engine"].unique()) == ["linux", "simulator"]
     cases = pd.read_csv(tmp_path / "cases.csv")
