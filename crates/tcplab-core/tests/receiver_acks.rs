@@ -236,3 +236,40 @@ fn without_delayed_acks_every_segment_is_acked_and_the_window_still_grows() {
     assert_eq!(last.receive_window as u64, (80_896u64).div_ceil(2_048) * 2_048);
     assert_eq!(s.ack_sizes(&mut acked), vec![1; 40]);
 }
+
+#[test]
+fn data_held_above_a_hole_leaves_room_to_grow_the_window_after_the_repair() {
+    // The state of the slow-start test's second round: the window has reached its clamp, 80,896
+    // B, and every second segment is ACKed; autotuning's last reading was 11 segments (15,928 B)
+    // at 40 ms, and the next comes one receiver RTT (40 ms) later.
+    let mut s = Script::new();
+    let mut acked = 0;
+    let echo = |now: u64| now.saturating_sub(40 * MS).max(1);
+    for i in 0..10 {
+        s.segment(i, i * SPACING, 0);
+    }
+    let start = 40 * MS;
+    for i in 10..70 {
+        let now = start + (i - 10) * SPACING;
+        s.segment(i, now, echo(now));
+    }
+    // Segment 70 is lost; 71 to 130 arrive above the hole, and its retransmission fills it at
+    // 69 ms. Held out of order, they raised the clamp to 2 x 15,928 + 61 x 1,448 = 120,184 B
+    // (Linux 6.16's `tcp_rcvbuf_grow` from `tcp_data_queue_ofo`).
+    let held_from = start + 60 * SPACING;
+    for i in 71..=130 {
+        let now = held_from + (i - 71) * SPACING;
+        s.segment(i, now, echo(now));
+    }
+    s.ack_sizes(&mut acked);
+    s.segment(70, 69 * MS, echo(69 * MS));
+    assert_eq!(s.ack_sizes(&mut acked), vec![61], "the repair is ACKed at once, for everything");
+    // Ten more in order before autotuning's next reading: each grows the window by 2,896 B
+    // (80,896 + 28,960 = 109,856 stays below the clamp) and so is ACKed alone. With the clamp
+    // left at 80,896 B the window could not grow and every second segment would wait.
+    for i in 131..141 {
+        let now = 69 * MS + (i - 130) * SPACING;
+        s.segment(i, now, echo(now));
+    }
+    assert_eq!(s.ack_sizes(&mut acked), vec![1; 10]);
+}

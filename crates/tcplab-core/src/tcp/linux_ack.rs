@@ -30,6 +30,9 @@
 //!    (`tcp_rcv_rtt_update`, Linux 6.16 and the stable kernels since, "tcp: always seek for
 //!    minimal rtt"), or without timestamps the shortest time to receive one window
 //!    (`tcp_rcv_rtt_measure`).
+//!    Out-of-order data grows the clamp too, to twice the most read in one RTT plus the span
+//!    from `rcv_nxt` to the highest byte held (`tcp_data_queue_ofo` calling `tcp_rcvbuf_grow`,
+//!    Linux 6.16 and later): a sender repairing holes is not held back by its own held data.
 //! 4. **Offered window** (`__tcp_select_window`): the free space up to `rcv_ssthresh`, rounded up
 //!    to the window-scale unit; the right edge never moves left (the caller's rule).
 //! 5. **Two full segments** (`__tcp_ack_snd_check`): more than one MSS received since the last ACK.
@@ -200,6 +203,15 @@ impl LinuxAckPolicy {
             Arrival::OutOfOrder => {}
             Arrival::Duplicate => self.add_quick_acks(self.max_quick_acks),
         }
+    }
+
+    /// Out-of-order data is held up to `span` bytes past `rcv_nxt` (Linux 6.16 and later,
+    /// `tcp_data_queue_ofo` calling `tcp_rcvbuf_grow`, "tcp: adjust rcvbuf in presence of
+    /// reorders"): the clamp grows to twice the most read in one RTT plus that span, so the
+    /// held data does not shrink the window the sender needs while it repairs the holes.
+    pub fn on_held_out_of_order(&mut self, span: u64) {
+        let window = (2 * self.read_per_rtt + span).min(self.largest_clamp);
+        self.window_clamp = self.window_clamp.max(window);
     }
 
     /// A CE mark started an RFC 3168 echo episode: two quick ACKs (`tcp_ecn_check_ce`).
@@ -433,6 +445,24 @@ mod tests {
         // A 2 KB segment (GRO) grows it by twice its length.
         policy.on_segment(MS, 2_000, 0, Arrival::InOrder, 12 * MSS, 0);
         assert_eq!(policy.rcv_ssthresh(), 87_792);
+    }
+
+    #[test]
+    fn held_out_of_order_data_grows_the_clamp_by_its_span() {
+        let mut policy = LinuxAckPolicy::new(MSS, 1_000_000, MAX_QUICK_ACKS, true);
+        // The first RTT's reading is min(rcv_ssthresh, 10 MSS) = 14,480 B: 2 x 14,480 = 28,960
+        // plus a 40,000 B span is below the starting 80,896 B clamp, which stays.
+        policy.on_held_out_of_order(40_000);
+        assert_eq!(policy.window_clamp(), 80_896);
+        // 28,960 + 300,000 = 328,960 B: the held data no longer takes the sender's window.
+        policy.on_held_out_of_order(300_000);
+        assert_eq!(policy.window_clamp(), 328_960);
+        assert_eq!(policy.offered_window(250_000), 65_536, "rcv_ssthresh, 65,535 B, still caps the offer");
+        // Never past the largest window, and never shrinking when the holes close.
+        policy.on_held_out_of_order(5_000_000);
+        assert_eq!(policy.window_clamp(), 1_000_000);
+        policy.on_held_out_of_order(0);
+        assert_eq!(policy.window_clamp(), 1_000_000);
     }
 
     #[test]

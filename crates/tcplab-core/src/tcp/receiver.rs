@@ -323,6 +323,10 @@ impl TcpReceiver {
         let holes = !self.out_of_order.is_empty();
         let policy = self.linux.as_deref_mut().expect("called with the Linux policy only");
         policy.on_segment(now, data.payload_bytes as u64, ts_echo, arrival, self.rcv_nxt, self.held_bytes);
+        if arrival == Arrival::OutOfOrder {
+            let highest_held = self.out_of_order.last().map_or(self.rcv_nxt, |&(_, end)| end);
+            policy.on_held_out_of_order(highest_held - self.rcv_nxt);
+        }
         if ce_episode {
             policy.on_ce_episode();
         }
