@@ -14,19 +14,23 @@ metric compares the means.
     python3 benches/linux_fidelity.py --rerun-simulator            # the simulator's runs again
     python3 benches/linux_fidelity.py --report      # the table and figure from the saved runs
     python3 benches/linux_fidelity.py --what-if gso=true   # the simulator with a [tcp] option set
+    python3 benches/linux_fidelity.py --what-if 'topology.access.reverse.jitter = {...}'  # any key
 
 Writes docs/linux-fidelity/runs.csv (one row per run), cases.csv (one row per case and metric,
 with the verdict), matrix.md (the table) and matrix.png (simulator against kernel per metric, the
 y = x line and the tolerance band); docs/linux-fidelity.md discusses them. The full matrix takes
 about an hour; --quick runs two cases (a minute). --what-if KEY=VALUE reruns the simulator with
-that [tcp] option against the saved kernel runs and writes what-if-KEY-VALUE.csv (the verdicts
-beside the matrix's), leaving the matrix as it is.
+that [tcp] option (or, with a dotted key from a scenario section, any scenario setting) against
+the saved kernel runs and writes what-if-KEY-VALUE.csv (the verdicts beside the matrix's),
+leaving the matrix as it is.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import math
+import re
 import sys
 import time
 import tomllib
@@ -318,13 +322,32 @@ def report() -> int:
     return 0
 
 
+# Scenario sections a --what-if key may start with; any other key is a [tcp] option.
+SCENARIO_SECTIONS = ("simulation", "topology", "tcp")
+
+
+def with_setting(scenario: dict, key: str, value: object) -> dict:
+    """The scenario with one more setting: `key` is dotted from a scenario section
+    (topology.access.reverse.jitter) or names a [tcp] option (gso)."""
+    path = key.split(".")
+    if path[0] not in SCENARIO_SECTIONS:
+        path = ["tcp", *path]
+    changed = copy.deepcopy(scenario)
+    table = changed
+    for part in path[:-1]:
+        table = table.setdefault(part, {})
+    table[path[-1]] = value
+    return changed
+
+
 def what_if(option: str, chosen: list[dict], seeds: int) -> int:
-    """The verdicts with the simulator's runs redone under one more [tcp] option, beside the
-    matrix's: a model change tried on every case before it becomes a default."""
-    key, _, text = option.partition("=")
+    """The verdicts with the simulator's runs redone under one more setting, beside the matrix's:
+    a model change tried on every case before it becomes a default, or a condition of the
+    kernel's test-bed tried on the simulator."""
+    key, _, text = (part.strip() for part in option.partition("="))
     try:
-        value = tomllib.loads(f"{key.strip()} = {text.strip()}")[key.strip()]
-    except (tomllib.TOMLDecodeError, KeyError) as error:
+        value = tomllib.loads(f"value = {text}")["value"]
+    except tomllib.TOMLDecodeError as error:
         print(f"error: --what-if {option!r}: expected KEY=VALUE with a TOML value, e.g. gso=true ({error})",
               file=sys.stderr)
         return 2
@@ -337,9 +360,8 @@ def what_if(option: str, chosen: list[dict], seeds: int) -> int:
     measured = [scenario for scenario in chosen if scenario["name"] in set(kernel["case"])]
     rows = []
     for index, scenario in enumerate(measured, 1):
-        tcp = dict(scenario.get("tcp", {}), **{key.strip(): value})
         try:
-            rows += run_case(dict(scenario, tcp=tcp), seeds, 0)
+            rows += run_case(with_setting(scenario, key, value), seeds, 0)
         except tcplab.ScenarioError as error:
             print(f"error: --what-if {option!r}: {error}", file=sys.stderr)
             return 2
@@ -350,11 +372,11 @@ def what_if(option: str, chosen: list[dict], seeds: int) -> int:
     table = before.merge(after, on=["case", "metric"], suffixes=("_matrix", "_what_if"))
     columns = ["case", "metric", "kernel_matrix", "simulator_matrix", "simulator_what_if", "within_matrix",
                "within_what_if"]
-    out = OUT / f"what-if-{key.strip()}-{text.strip()}.csv"
+    out = OUT / f"what-if-{key}-{re.sub(r'[^A-Za-z0-9.]+', '_', text).strip('_')}.csv"
     table[columns].rename(columns={"kernel_matrix": "kernel"}).to_csv(out, index=False)
     changed = table[table["within_matrix"] != table["within_what_if"]]
     print(f"the matrix: {before['within'].value_counts().to_dict()}")
-    print(f"with {key.strip()} = {text.strip()}: {after['within'].value_counts().to_dict()}")
+    print(f"with {key} = {text}: {after['within'].value_counts().to_dict()}")
     for row in changed.itertuples():
         print(f"  {row.case}, {METRIC_TITLES[row.metric]}: kernel {_short(row.kernel_matrix)}, simulator "
               f"{_short(row.simulator_matrix)} -> {_short(row.simulator_what_if)} "
@@ -375,8 +397,9 @@ def main() -> int:
                         help="replace the simulator's runs of each chosen case already in runs.csv (after a model change)")
     parser.add_argument("--report", action="store_true", help="rebuild the table and figure from runs.csv")
     parser.add_argument("--what-if", metavar="KEY=VALUE",
-                        help="rerun the simulator with this [tcp] option (e.g. gso=true) against the saved kernel "
-                             "runs; print and save the verdicts beside the matrix's, leaving the matrix as it is")
+                        help="rerun the simulator with this [tcp] option (e.g. gso=true) or dotted scenario key "
+                             "(e.g. topology.access.reverse.jitter={...}) against the saved kernel runs; print and "
+                             "save the verdicts beside the matrix's, leaving the matrix as it is")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     if args.report:

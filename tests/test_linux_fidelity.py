@@ -76,6 +76,17 @@ def test_the_verdicts_apply_each_metrics_tolerance():
     assert linux_fidelity.verdicts(runs).set_index("metric").loc["goodput_mbps", "within"] == "no"
 
 
+def test_a_what_if_setting_is_a_tcp_option_or_a_dotted_scenario_key():
+    scenario = linux_fidelity.bulk_scenario("bbr", 1, 0.5, 40)
+    jitter = {"distribution": "harq", "p": 0.01}
+    with_gso = linux_fidelity.with_setting(scenario, "gso", True)
+    with_jitter = linux_fidelity.with_setting(scenario, "topology.access.reverse.jitter", jitter)
+    assert with_gso["tcp"] == {"gso": True}
+    assert with_jitter["topology"]["access"] == {"rate": "1Gbps", "delay": "1ms", "buffer": "10000p",
+                                                 "reverse": {"jitter": jitter}}
+    assert "reverse" not in scenario["topology"]["access"] and "tcp" not in scenario, "the case is left as it is"
+
+
 def test_the_sensitivity_bench_starts_every_flow_late_by_less_than_the_bound():
     scenario = start_sensitivity.bulk_case("cubic-4f-1bdp-40ms")
     assert scenario == linux_fidelity.bulk_scenario("cubic", 4, 1, 40)
