@@ -45,6 +45,10 @@ def run(r: Reproduction) -> None:
         "Each share point has 10 runs (5 before, the paper's count).",
         "Vegas freezes in its Reno fallback when not cwnd-limited (not used here); delivery traces use every "
         "opportunity at the end of their period (30 s runs of 30 s traces never reach it).",
+        "The Linux profile's TCP follows the kernel further (docs/linux-fidelity.md): HyStart counts rounds "
+        "from the first ACK, the receiver reports every SACK block (in the order Linux keeps them), the "
+        "retransmission timer is Linux's, and the receiver keeps quick ACKs through window growth, takes its "
+        "shortest RTT and lets data held above a hole grow the window clamp (Linux 6.16).",
     ]
     r.text(f"""
 ## Setup
